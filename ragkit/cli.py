@@ -1,0 +1,521 @@
+"""``python -m ragkit``: ingest files, inspect indexes (later issues add search, ask and eval).
+
+Every ``RagkitError`` is caught here and printed as one line on stderr; exit codes are 0 (ok),
+1 (some input failed or an error occurred), 2 (bad command line), 130 (interrupted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ragkit import __version__
+from ragkit.errors import RagkitError
+
+log = logging.getLogger("ragkit")
+
+
+def _add_model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--model",
+        default=None,
+        help="sentence-transformers model name or local path (default: all-MiniLM-L6-v2, shipped offline)",
+    )
+    p.add_argument(
+        "--dtype",
+        default="float32",
+        choices=["float32", "bfloat16"],
+        help="embedding precision (bfloat16 is faster on AMX CPUs)",
+    )
+    p.add_argument(
+        "--cache-dir",
+        default=None,
+        help="embedding cache directory (default $RAGKIT_CACHE_DIR or ~/.cache/ragkit)",
+    )
+
+
+def _add_retriever_args(p: argparse.ArgumentParser, default_depth: int = 50) -> None:
+    g = p.add_argument_group("retrieval")
+    g.add_argument("--retriever", choices=["dense", "bm25", "hybrid"], default="hybrid")
+    g.add_argument("--k1", type=float, default=0.9, help="bm25 term saturation")
+    g.add_argument("--b", type=float, default=0.4, help="bm25 length normalisation")
+    g.add_argument("--rrf-k", type=float, default=60.0, help="hybrid: RRF constant k")
+    g.add_argument("--depth", type=int, default=default_depth, help="hybrid: candidates per retriever")
+    g.add_argument("--weights", default=None, help="hybrid: e.g. bm25=0.6,dense=0.4")
+    g.add_argument(
+        "--intent-routing",
+        action="store_true",
+        help="hybrid: weight bm25/dense by query intent (FACT/CONCEPT/COMPARISON)",
+    )
+    g.add_argument("--rerank", action="store_true", help="rerank with a cross-encoder")
+    g.add_argument(
+        "--rerank-model",
+        default=None,
+        help="cross-encoder name or local path (default cross-encoder/ms-marco-MiniLM-L-6-v2)",
+    )
+    g.add_argument("--rerank-candidates", type=int, default=50, help="how many candidates to rerank")
+
+
+def _parse_weights(text: str | None) -> dict[str, float] | None:
+    if not text:
+        return None
+    out = {}
+    for part in text.split(","):
+        name, _, value = part.partition("=")
+        try:
+            out[name.strip()] = float(value)
+        except ValueError:
+            raise RagkitError(f"--weights: {part!r} is not name=number") from None
+    return out
+
+
+def _retriever_from_args(args: argparse.Namespace, store: Any, embedder: Any) -> Any:
+    from ragkit.retrievers import build_retriever
+
+    return build_retriever(
+        args.retriever,
+        store,
+        embedder,
+        bm25={"k1": args.k1, "b": args.b},
+        hybrid={
+            "k": args.rrf_k,
+            "depth": args.depth,
+            "weights": _parse_weights(args.weights),
+            "intent_routing": args.intent_routing,
+        },
+        rerank=args.rerank,
+        rerank_model=args.rerank_model,
+        rerank_candidates=args.rerank_candidates,
+    )
+
+
+def _retrieval_config(args: argparse.Namespace) -> dict[str, Any]:
+    cfg: dict[str, Any] = {"retriever": args.retriever}
+    if args.retriever in ("bm25", "hybrid"):
+        cfg["bm25"] = {"k1": args.k1, "b": args.b}
+    if args.retriever == "hybrid":
+        cfg["hybrid"] = {
+            "k": args.rrf_k,
+            "depth": args.depth,
+            "weights": _parse_weights(args.weights),
+            "intent_routing": args.intent_routing,
+        }
+    if args.rerank:
+        from ragkit.retrievers.rerank import DEFAULT_RERANKER
+
+        cfg["rerank"] = {"model": args.rerank_model or DEFAULT_RERANKER, "candidates": args.rerank_candidates}
+    return cfg
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m ragkit", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"ragkit {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("ingest", help="add PDF/TXT/MD files to an index (incremental)")
+    p.add_argument("--index", required=True, help="index directory (created if missing)")
+    p.add_argument(
+        "--chunker",
+        choices=["sliding", "sentence", "markdown"],
+        default=None,
+        help="default: the index's own chunker, or sliding for a new index",
+    )
+    p.add_argument("--chunk-size", type=int, default=None, help="sliding: window size in characters")
+    p.add_argument(
+        "--overlap",
+        type=int,
+        default=None,
+        help="sliding: overlap in characters; sentence: overlap in sentences",
+    )
+    p.add_argument("--window", type=int, default=None, help="sentence: sentences per chunk")
+    p.add_argument("--min-chars", type=int, default=None, help="markdown: merge pieces shorter than this")
+    p.add_argument("--max-chars", type=int, default=None, help="markdown: window prose longer than this")
+    p.add_argument("--max-mb", type=float, default=200.0, help="skip files larger than this (MB)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    _add_model_args(p)
+    p.add_argument("files", nargs="+", help="files to ingest")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("info", help="summarise an index")
+    p.add_argument("--index", required=True)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser("search", help="retrieve chunks for a query, with every stage score")
+    p.add_argument("--index", required=True)
+    p.add_argument("--top-k", type=int, default=5)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--threshold", type=float, default=None, help="abstention threshold for confidence")
+    _add_retriever_args(p)
+    _add_model_args(p)
+    p.add_argument("query")
+    p.set_defaults(func=cmd_search)
+
+    ev = sub.add_parser("eval", help="evaluate on labelled data").add_subparsers(dest="what", required=True)
+    p = ev.add_parser("retrieval", help="nDCG@10, Recall@10/100, MRR@10 and latency on a BEIR dataset")
+    p.add_argument("--dataset", required=True, help="BEIR directory (corpus, queries.jsonl, qrels/)")
+    p.add_argument("--split", default="test")
+    p.add_argument("--chunker", choices=["sliding", "sentence", "markdown"], default="sliding")
+    p.add_argument("--chunk-size", type=int, default=None)
+    p.add_argument("--overlap", type=int, default=None)
+    p.add_argument("--window", type=int, default=None)
+    p.add_argument("--min-chars", type=int, default=None)
+    p.add_argument("--max-chars", type=int, default=None)
+    p.add_argument("--index-root", default="indexes/.eval", help="where dataset indexes are cached")
+    p.add_argument(
+        "--eval-depth",
+        type=int,
+        default=300,
+        help="chunks retrieved per query before aggregating to documents",
+    )
+    p.add_argument("--limit", type=int, default=None, help="only the first N queries (quick checks)")
+    p.add_argument("--json", dest="json_out", default=None, help="write the result JSON here")
+    _add_retriever_args(p, default_depth=300)
+    _add_model_args(p)
+    p.set_defaults(func=cmd_eval_retrieval)
+
+    p = sub.add_parser("ask", help="answer a question from an index, with citations and confidence")
+    p.add_argument("--index", required=True)
+    p.add_argument(
+        "--config",
+        default=None,
+        help="a pipeline config JSON (as the sidebar exports); the flags below override its fields",
+    )
+    p.add_argument("--retriever", choices=["dense", "bm25", "hybrid"], default=None)
+    p.add_argument("--rerank", action="store_true", default=None)
+    p.add_argument("--rerank-model", default=None)
+    p.add_argument("--intent-routing", action="store_true", default=None)
+    p.add_argument(
+        "--llm",
+        choices=["extractive", "groq", "ollama", "local"],
+        default=None,
+        help="default: groq with GROQ_API_KEY, else ollama if a server answers, else extractive",
+    )
+    p.add_argument("--model", default=None, help="the LLM's model name (or local path)")
+    p.add_argument("--ollama-host", default=None)
+    p.add_argument("--top-k", type=int, default=None)
+    p.add_argument("--threshold", type=float, default=None, help="abstain below this retrieval confidence")
+    p.add_argument("--temperature", type=float, default=None)
+    p.add_argument("--max-tokens", type=int, default=None)
+    p.add_argument(
+        "--no-retrieval",
+        action="store_true",
+        default=None,
+        help="baseline: the plain LLM without any retrieved context",
+    )
+    p.add_argument("--json", action="store_true")
+    p.add_argument("question")
+    p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("remove", help="remove documents (by file name or id) from an index")
+    p.add_argument("--index", required=True)
+    p.add_argument("documents", nargs="+")
+    p.set_defaults(func=cmd_remove)
+    return parser
+
+
+def _chunker_from_args(args: argparse.Namespace) -> Any:
+    from ragkit.chunkers import make_chunker
+
+    settings_by_chunker = {
+        "sliding": {"size": args.chunk_size, "overlap": args.overlap},
+        "sentence": {"n": args.window, "overlap": args.overlap},
+        "markdown": {"min_chars": args.min_chars, "max_chars": args.max_chars},
+    }
+    if args.chunker is None:
+        given = [
+            k
+            for k in ("chunk_size", "overlap", "window", "min_chars", "max_chars")
+            if getattr(args, k) is not None
+        ]
+        if given:
+            raise RagkitError(f"--{given[0].replace('_', '-')} needs --chunker")
+        return None
+    chosen = settings_by_chunker[args.chunker]
+    for name, settings in settings_by_chunker.items():
+        if name != args.chunker:
+            stray = [k for k, v in settings.items() if v is not None and k not in chosen]
+            if stray:
+                raise RagkitError(f"option for {name} chunker given with --chunker {args.chunker}")
+    return make_chunker(args.chunker, **{k: v for k, v in chosen.items() if v is not None})
+
+
+def _embedder_from_args(args: argparse.Namespace, model: str | None = None) -> Any:
+    from pathlib import Path
+
+    from ragkit.embeddings import Embedder
+
+    cache = Path(args.cache_dir) / "embeddings.sqlite" if args.cache_dir else None
+    return Embedder(model or args.model, dtype=args.dtype, cache=cache)
+
+
+def _progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None, Callable[[], None]]:
+    if not enabled:
+        return None, lambda: None
+    from tqdm import tqdm
+
+    bars: dict[str, Any] = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar = bars.get(stage)
+        if bar is None:
+            unit = "file" if stage == "parse" else "chunk"
+            bar = bars[stage] = tqdm(
+                total=total, desc=stage, unit=unit, file=sys.stderr, leave=False, disable=None
+            )
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+
+    def close() -> None:
+        for bar in bars.values():
+            bar.close()
+
+    return update, close
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from ragkit.ingest import ingest_paths, open_or_create
+
+    chunker = _chunker_from_args(args)
+    embedder = _embedder_from_args(args)
+    store, chunker = open_or_create(args.index, embedder, chunker)
+    progress, close = _progress_bar(not args.no_progress and not args.json)
+    try:
+        report = ingest_paths(store, args.files, chunker, embedder, args.max_mb, progress)
+    finally:
+        close()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        for f in report.files:
+            if f.status == "error":
+                print(f"error  {f.error}")
+                continue
+            print(
+                f"ok     {f.file}: {f.action}, {f.pages} pages, {f.chunks} chunks, "
+                f"{f.tables} tables, {f.new_embeddings} new embeddings"
+            )
+            for w in f.warnings:
+                print(f"       warning: {w}")
+        t = report.totals()
+        print(
+            f"{t['files']} files, {t['failed']} failed, {t['chunks']} chunks, "
+            f"{t['new_embeddings']} new embeddings -> {store.path} "
+            f"({len(store.documents)} documents, {len(store.chunks)} chunks)"
+        )
+    return 1 if report.failed else 0
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    from ragkit.confidence import ConfidenceConfig, retrieval_confidence
+    from ragkit.store import IndexStore
+
+    manifest = IndexStore.read_manifest(args.index)
+    embedder = _embedder_from_args(args, model=args.model or manifest["embedding"]["model"])
+    store = IndexStore.open(args.index, model_id=embedder.model_id)
+    retriever = _retriever_from_args(args, store, embedder)
+    timings: dict[str, float] = {}
+    hits = retriever.search(args.query, args.top_k, timings)
+    conf_cfg = ConfidenceConfig() if args.threshold is None else ConfidenceConfig(threshold=args.threshold)
+    conf = retrieval_confidence(hits, conf_cfg)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "query": args.query,
+                    "config": _retrieval_config(args),
+                    "confidence": conf.to_dict(),
+                    "hits": [h.to_dict() for h in hits],
+                    "timings_ms": timings,
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+        return 0
+    print(f"confidence {conf.value:.2f} ({conf.band}){' — would abstain' if conf.abstain else ''}")
+    if not hits:
+        print("no chunks matched")
+    for h in hits:
+        scores = "  ".join(f"{k}={v:.4g}" for k, v in h.scores.items())
+        cos = f"  cosine={h.cosine:.3f}" if h.cosine is not None else ""
+        print(f"#{h.rank}  {h.chunk.source} p.{h.chunk.page}  [{h.movement()}]  {scores}{cos}")
+        snippet = " ".join(h.chunk.text.split())
+        print(f"    {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
+    print("timings: " + ", ".join(f"{k} {v:.1f} ms" for k, v in timings.items()))
+    return 0
+
+
+def cmd_eval_retrieval(args: argparse.Namespace) -> int:
+    from ragkit.evaluation.datasets import load_beir
+    from ragkit.evaluation.retrieval import dataset_index, evaluate_retrieval
+
+    dataset = load_beir(args.dataset, args.split)
+    chunker = _chunker_from_args(args)
+    embedder = _embedder_from_args(args)
+    progress, close = _progress_bar(True)
+    try:
+        store, build_s, cached = dataset_index(
+            dataset.name, dataset.documents(), chunker, embedder, args.index_root, progress
+        )
+        retriever = _retriever_from_args(args, store, embedder)
+        # build lazy state (BM25 statistics, FAISS, models) before timing queries
+        retriever.search("warm up", 1)
+        result = evaluate_retrieval(dataset, retriever, args.eval_depth, args.limit, progress)
+    finally:
+        close()
+    out = {
+        "dataset": dataset.name,
+        "split": args.split,
+        "queries": result["queries"],
+        "retriever": args.retriever + ("+rerank" if args.rerank else ""),
+        "config": {
+            **_retrieval_config(args),
+            "chunker": chunker.spec(),
+            "embedding": embedder.cache_key,
+            "eval_depth": args.eval_depth,
+        },
+        "metrics": result["metrics"],
+        "latency_ms": result["latency_ms"],
+        "index_build_s": build_s,
+        "index_cached": cached,
+        "index": {"path": str(store.path), "documents": len(store.documents), "chunks": len(store.chunks)},
+        "ragkit_version": __version__,
+    }
+    m, lat = out["metrics"], out["latency_ms"]
+    print(
+        f"{out['dataset']} ({out['queries']} queries), {out['retriever']}, chunker "
+        f"{chunker.spec()['name']}{chunker.spec()['config']}"
+    )
+    print("  " + "  ".join(f"{k} {v:.4f}" for k, v in m.items()))
+    print(
+        f"  latency p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms; index build {build_s:.1f} s"
+        f"{' (cached)' if cached else ''}"
+    )
+    if args.json_out:
+        from pathlib import Path
+
+        from ragkit.store import atomic_write
+
+        path = Path(args.json_out)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        full = {**out, "per_query": result["per_query"]}
+        atomic_write(path, lambda f: json.dump(full, f, indent=2))
+    return 0
+
+
+def _config_from_args(args: argparse.Namespace) -> Any:
+    from dataclasses import replace
+
+    from ragkit.config import PipelineConfig
+    from ragkit.llms import default_llm_name
+
+    config = PipelineConfig.load(args.config) if args.config else PipelineConfig()
+    overrides = {
+        "retriever": args.retriever,
+        "rerank": args.rerank,
+        "rerank_model": args.rerank_model,
+        "intent_routing": args.intent_routing,
+        "llm": args.llm,
+        "llm_model": args.model,
+        "ollama_host": args.ollama_host,
+        "top_k": args.top_k,
+        "confidence_threshold": args.threshold,
+        "temperature": args.temperature,
+        "max_tokens": args.max_tokens,
+        "no_retrieval": args.no_retrieval,
+    }
+    config = replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    if args.llm is None and not args.config:
+        config = replace(config, llm=default_llm_name(host=config.ollama_host))
+    return config
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from ragkit.pipeline import RagPipeline
+
+    config = _config_from_args(args)
+    pipeline = RagPipeline.from_index(args.index, config)
+    answer = pipeline.ask(args.question)
+    if args.json:
+        print(json.dumps({**answer.to_dict(), "config": config.to_dict()}, indent=2, ensure_ascii=False))
+        return 0
+    print(answer.text)
+    print()
+    if answer.abstained:
+        print(f"(abstained: {answer.abstain_reason})")
+    if answer.uncited:
+        print("(uncited: the answer cites none of the sources)")
+    if answer.invalid_citations:
+        print(f"(citations pointing to no source: {answer.invalid_citations})")
+    for c in answer.citations:
+        print(f"[{c.n}] {c.source} p.{c.page}  ({c.chunk_id})")
+    if answer.confidence is not None:
+        print(f"confidence {answer.confidence.value:.2f} ({answer.confidence.band})")
+    print(
+        f"{answer.llm} {answer.model}; " + ", ".join(f"{k} {v:.0f} ms" for k, v in answer.timings_ms.items())
+    )
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ragkit.store import IndexStore
+
+    m = IndexStore.read_manifest(args.index)
+    if args.json:
+        print(json.dumps(m, indent=2, ensure_ascii=False))
+        return 0
+    emb, ch = m["embedding"], m["chunker"]
+    params = ", ".join(f"{k}={v}" for k, v in ch.get("config", {}).items())
+    print(f"index      {args.index}")
+    print(f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')})")
+    print(f"chunker    {ch['name']}({params})")
+    print(f"documents  {m['counts']['documents']}    chunks {m['counts']['chunks']}")
+    print(f"updated    {m['updated_at']} (ragkit {m['ragkit_version']}, schema {m['schema_version']})")
+    for d in m["documents"]:
+        extra = f", pages without text: {d['empty_pages']}" if d.get("empty_pages") else ""
+        print(
+            f"  {d['source']}: {d['pages']} pages, {d['chunks']} chunks, {d.get('tables', 0)} tables{extra}"
+        )
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from ragkit.store import IndexStore
+
+    store = IndexStore.open(args.index)
+    missing = []
+    with store.lock():
+        for name in args.documents:
+            if not store.remove(name):
+                missing.append(name)
+        store.save()
+    for name in missing:
+        print(f"error  {name}: not in index {args.index}", file=sys.stderr)
+    print(f"{len(args.documents) - len(missing)} removed; {len(store.documents)} documents remain")
+    return 1 if missing else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        return int(args.func(args) or 0)
+    except RagkitError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted: the index was left as it was before this command", file=sys.stderr)
+        return 130

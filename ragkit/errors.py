@@ -1,0 +1,48 @@
+"""Typed errors: every failure a user can meet is a ``RagkitError`` with a message fit to show them."""
+
+from __future__ import annotations
+
+
+class RagkitError(Exception):
+    """Base of every error ragkit raises on purpose; ``str(err)`` is a message for the user."""
+
+
+class ConfigError(RagkitError, ValueError):
+    """A configuration value is invalid (unknown component name, negative size, ...)."""
+
+
+class DocumentError(RagkitError):
+    """A file could not be ingested; the message names the file and the cause."""
+
+    def __init__(self, file: str, cause: str) -> None:
+        self.file = file
+        self.cause = cause
+        super().__init__(f"{file}: {cause}")
+
+
+class IndexStoreError(RagkitError):
+    """An index directory is missing, damaged, locked or incompatible."""
+
+
+class ModelMismatchError(IndexStoreError):
+    """The index was built with a different embedding model (or dimension) than the one supplied."""
+
+
+class ModelNotAvailableError(RagkitError):
+    """A model could not be loaded (offline, bad path, not pulled)."""
+
+
+class LLMError(RagkitError):
+    """A language-model backend failed; the message says what to do about it (and never holds a key)."""
+
+
+class LLMAuthError(LLMError):
+    """The backend rejected (or never got) the credentials."""
+
+
+class LLMRateLimitError(LLMError):
+    """The backend kept answering 429 after the retries."""
+
+
+class LLMConnectionError(LLMError):
+    """The backend could not be reached, or timed out."""

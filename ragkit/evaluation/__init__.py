@@ -1,0 +1,1 @@
+"""Evaluation: dataset loaders, retrieval metrics, and the harnesses behind ``ragkit eval``."""

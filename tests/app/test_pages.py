@@ -1,0 +1,186 @@
+"""Every page through Streamlit's AppTest: widgets present, a question answered, compare, error states."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from ragkit.collections import Collection
+from ragkit.ingest import IngestReport
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parents[2]
+QUESTION = "Who patented the typewriter, and when?"
+
+
+@pytest.fixture(scope="module")
+def seeded_root(tmp_path_factory, evaldata):
+    """An index root holding a collection with the docling PDF (parsed; indexed on first page visit)."""
+    root = tmp_path_factory.mktemp("app-root")
+    c = Collection.create("papers", root)
+    pdf = evaldata / "pdfs" / "docling_multi_page.pdf"
+    c.add_files([(pdf.name, pdf.read_bytes())])
+    return root
+
+
+@pytest.fixture
+def app(seeded_root, monkeypatch, tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(seeded_root, root)
+    monkeypatch.setenv("RAGKIT_INDEX_ROOT", str(root))
+    monkeypatch.chdir(ROOT)
+    return make_app()
+
+
+def _entry(app_path: str) -> None:
+    """AppTest entry: runs streamlit_app.py from a temp script (AppTest's page manager would otherwise see
+    the pages/ folder beside the app, switch to the legacy multipage mode and drop the sidebar on reruns)."""
+    import runpy
+    import sys
+
+    sys.path.insert(0, str(__import__("pathlib").Path(app_path).parent))
+    runpy.run_path(app_path, run_name="__main__")
+
+
+def make_app() -> AppTest:
+    return AppTest.from_function(_entry, args=(str(ROOT / "streamlit_app.py"),), default_timeout=300)
+
+
+def texts(elements) -> str:
+    return "\n".join(str(e.value) for e in elements)
+
+
+def test_documents_page_and_sidebar(app):
+    app.run()
+    assert not app.exception, app.exception
+    labels = {w.label for w in app.sidebar.selectbox}
+    assert {"Collection", "Chunker", "Retriever", "LLM backend"} <= labels
+    assert app.sidebar.selectbox(key="collection").value == "papers"
+    assert {s.label for s in app.sidebar.slider} >= {"Top-k chunks", "Abstain below confidence"}
+    assert any(t.label.startswith("Cross-encoder rerank") for t in app.sidebar.toggle)
+    md = texts(app.markdown)
+    assert "docling_multi_page.pdf" in md and "5 pages" in md
+    assert app.get("plotly_chart"), "chunk length histogram"
+    assert len(app.dataframe) >= 1  # chunk browser
+    # switching the chunker re-chunks from the parsed text (a new index)
+    app.sidebar.selectbox(key="cfgA_chunker").set_value("sentence").run()
+    assert not app.exception
+    labels = [getattr(s, "label", "") or "" for s in app.get("status")] + [e.label for e in app.expander]
+    assert any("(sentence)" in label for label in labels), labels
+
+
+def test_ask_page_answers_with_citations_and_gauge(app):
+    app.run()
+    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    assert not app.exception
+    app.chat_input[0].set_value(QUESTION).run()
+    assert not app.exception, app.exception
+    answer = texts(app.chat_message[1].markdown)
+    assert "Sholes" in answer and "1868" in answer
+    assert any(e.label.startswith("[1] docling_multi_page.pdf · page") for e in app.expander)
+    assert len(app.get("plotly_chart")) >= 2  # gauge + latency
+
+
+def test_ask_before_any_upload_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv("RAGKIT_INDEX_ROOT", str(tmp_path / "empty"))
+    monkeypatch.chdir(ROOT)
+    at = make_app().run()
+    assert "Create a collection" in texts(at.info)
+    at.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    assert not at.exception and "No collection yet" in texts(at.info)
+    at.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    assert not at.exception and "Upload documents" in texts(at.info)
+
+
+def test_empty_collection(app, tmp_path, monkeypatch):
+    root = tmp_path / "r2"
+    Collection.create("empty", root)
+    monkeypatch.setenv("RAGKIT_INDEX_ROOT", str(root))
+    app.run()
+    assert "is empty" in texts(app.info)
+    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    assert "is empty" in texts(app.info) and app.chat_input[0].disabled
+
+
+def test_failed_upload_is_reported_and_page_keeps_working(app, evaldata):
+    report = Collection("papers").add_files([("broken.pdf", b"%PDF-1.4 garbage"), ("empty.txt", b"")])
+    assert isinstance(report, IngestReport)
+    app.session_state["ingest_report"] = report
+    app.run()
+    errors = texts(app.error)
+    assert "broken.pdf: not a readable PDF" in errors and "empty.txt: the file is empty" in errors
+    assert "docling_multi_page.pdf" in texts(app.markdown)  # the rest of the page still renders
+
+
+@pytest.mark.parametrize(
+    "setup, message",
+    [
+        ({"cfgA_llm": "groq"}, "no Groq API key"),
+        ({"cfgA_llm": "ollama", "cfgA_host": "http://127.0.0.1:9"}, "Ollama server not reachable at"),
+        ({"cfgA_rerank": True, "cfgA_rrm": "/nonexistent/cross-encoder"}, "cannot load cross-encoder"),
+    ],
+)
+def test_ask_errors_are_messages_not_tracebacks(app, monkeypatch, setup, message):
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    app.run()
+    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    for key, value in setup.items():
+        widget = app.sidebar.toggle(key=key) if isinstance(value, bool) else None
+        if widget is None:
+            widget = app.sidebar.selectbox(key=key) if key == "cfgA_llm" else app.sidebar.text_input(key=key)
+        widget.set_value(value)
+        app.run()
+    app.chat_input[0].set_value(QUESTION).run()
+    assert not app.exception, app.exception
+    assert message in texts(app.error)
+    # the page keeps working: a second question with the extractive backend is answered
+    app.sidebar.selectbox(key="cfgA_llm").set_value("extractive")
+    if "cfgA_rerank" in setup:
+        app.sidebar.toggle(key="cfgA_rerank").set_value(False)
+    app.run()
+    app.chat_input[0].set_value(QUESTION).run()
+    assert "Sholes" in texts(app.chat_message[-1].markdown)
+
+
+def test_wrong_groq_key_is_reported(app, monkeypatch):
+    from tests.fake_servers import FakeGroq
+
+    with FakeGroq() as srv:
+        monkeypatch.setenv("GROQ_BASE_URL", srv.url)
+        app.run()
+        app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+        app.sidebar.selectbox(key="cfgA_llm").set_value("groq").run()
+        app.sidebar.text_input(key="groq_key").set_value("gsk_wrongwrongwrong123").run()
+        app.chat_input[0].set_value(QUESTION).run()
+    assert "rejected the API key (401)" in texts(app.error)
+    assert "gsk_wrongwrongwrong123" not in texts(app.error)
+
+
+def test_compare_page_single_and_batch(app):
+    app.run()
+    app.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    assert not app.exception
+    app.text_input[0].set_value(QUESTION)
+    app.button[0].click().run()  # the form's submit button
+    assert not app.exception, app.exception
+    subheaders = texts(app.subheader)
+    assert "Config A" in subheaders and "Config B" in subheaders
+    assert {m.label for m in app.metric} >= {"Jaccard", "Rank-biased overlap", "Shared chunks"}
+    assert len(app.get("plotly_chart")) >= 4  # two gauges, two latency bars
+    saved = Collection("papers").comparisons()
+    assert (
+        saved
+        and saved[-1]["config_a"]["retriever"] == "hybrid"
+        and saved[-1]["config_b"]["retriever"] == "bm25"
+    )
+    # batch
+    app.text_area(key="batch_text").set_value(f"{QUESTION}\nWhat was the IBM MT/ST?")
+    next(b for b in app.button if b.label == "Run batch").click().run()
+    assert not app.exception, app.exception
+    assert "Summary" in texts(app.subheader)
+    assert len(Collection("papers").comparisons()) == 3
+    labels = {b.label for b in app.get("download_button")}
+    assert {"Export CSV", "Export JSON"} <= labels

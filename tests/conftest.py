@@ -1,0 +1,101 @@
+"""Shared fixtures: evaldata paths, a session-wide real embedder, a hash-based fake for unit tests."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragkit.types import Document, Page
+
+EVALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "evaldata"
+PDFS = EVALDATA / "pdfs"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Never touch the user's ~/.cache: every test session gets its own embedding cache dir."""
+    os.environ["RAGKIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("ragkit-cache"))
+
+
+@pytest.fixture(scope="session")
+def evaldata() -> Path:
+    if not EVALDATA.is_dir():
+        pytest.fail(f"evaluation data not found at {EVALDATA} (expected ../shared/evaldata)")
+    return EVALDATA
+
+
+@pytest.fixture(scope="session")
+def embedder(tmp_path_factory: pytest.TempPathFactory):
+    """The real all-MiniLM-L6-v2, loaded once per session, with a session-private cache."""
+    from ragkit.embeddings import Embedder, EmbeddingCache
+
+    cache = EmbeddingCache(tmp_path_factory.mktemp("emb") / "embeddings.sqlite")
+    emb = Embedder(cache=cache)
+    _ = emb.dimension  # load now, once
+    return emb
+
+
+class FakeEmbedder:
+    """Deterministic unit vectors from a hash of the text: the Embedder interface without a model."""
+
+    def __init__(self, model_id: str = "fake/hash-embedder", dimension: int = 8) -> None:
+        self.model_id = model_id
+        self.dimension = dimension
+        self.dtype = "float32"
+        self.new_embeddings = 0
+        self.cache_hits = 0
+        self._seen: dict[str, np.ndarray] = {}
+
+    def embed(self, texts, progress=None) -> np.ndarray:
+        out = []
+        for t in texts:
+            if t in self._seen:
+                self.cache_hits += 1
+            else:
+                seed = int.from_bytes(hashlib.sha256(t.encode()).digest()[:4], "little")
+                v = np.random.default_rng(seed).normal(size=self.dimension).astype(np.float32)
+                self._seen[t] = v / np.linalg.norm(v)
+                self.new_embeddings += 1
+            out.append(self._seen[t])
+        if progress:
+            progress(len(texts), len(texts))
+        return np.stack(out) if out else np.zeros((0, self.dimension), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
+        v = np.random.default_rng(seed).normal(size=self.dimension).astype(np.float32)
+        return v / np.linalg.norm(v)
+
+
+@pytest.fixture
+def fake_embedder() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+def make_doc(*pages: str, source: str = "doc.txt", doc_id: str = "d0c1d") -> Document:
+    """A Document from page texts (for chunker tests, no parsing involved)."""
+    return Document(
+        doc_id=doc_id,
+        source=source,
+        sha256=hashlib.sha256("\f".join(pages).encode()).hexdigest(),
+        pages=tuple(Page(number=i + 1, text=t) for i, t in enumerate(pages)),
+        kind="txt",
+    )
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_ragkit(*args: str, timeout: float = 600, **env: str):
+    """Run ``python -m ragkit ARGS`` in a subprocess (as a user would); returns the CompletedProcess."""
+    import subprocess
+    import sys
+
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), **env}
+    return subprocess.run(
+        [sys.executable, "-m", "ragkit", *args], capture_output=True, text=True, env=full_env, timeout=timeout
+    )

@@ -1,0 +1,245 @@
+"""Index store: round trip, incremental ingest, removal, atomic writes under a kill, model mismatch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragkit.chunkers import SentenceChunker, SlidingChunker
+from ragkit.errors import IndexStoreError, ModelMismatchError
+from ragkit.ingest import ingest_bytes, ingest_paths, open_or_create
+from ragkit.store import IndexStore, list_indexes
+from tests.conftest import FakeEmbedder, run_ragkit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def build(index: Path, files: list[Path], embedder: FakeEmbedder, chunker=None):
+    store, chunker = open_or_create(index, embedder, chunker)
+    return store, ingest_paths(store, files, chunker, embedder)
+
+
+def test_round_trip(tmp_path, fake_embedder):
+    a = write(tmp_path, "a.txt", "Alpha beta gamma. " * 50)
+    b = write(tmp_path, "b.md", "# B\n\nDelta epsilon. " * 20)
+    index = tmp_path / "idx"
+    store, report = build(index, [a, b], fake_embedder, SlidingChunker(size=200, overlap=20))
+    assert not report.failed and report.totals()["chunks"] == len(store.chunks) > 2
+    again = IndexStore.open(index, model_id=fake_embedder.model_id, dimension=8)
+    assert [c.to_dict() for c in again.chunks] == [c.to_dict() for c in store.chunks]
+    np.testing.assert_array_equal(again.vectors, store.vectors)
+    assert {d.source for d in again.documents.values()} == {"a.txt", "b.md"}
+    m = json.loads((index / "manifest.json").read_text())
+    assert m["schema_version"] == 1 and m["ragkit_version"]
+    assert m["embedding"] == {"model": "fake/hash-embedder", "dimension": 8, "dtype": "float32"}
+    assert m["chunker"] == {"name": "sliding", "config": {"size": 200, "overlap": 20}}
+    doc = {d["source"]: d for d in m["documents"]}["a.txt"]
+    assert doc["sha256"] and doc["chunks"] > 0 and doc["ingested_at"]
+    assert oct((index / "manifest.json").stat().st_mode & 0o777) == "0o644"
+
+
+def test_incremental_reingest_embeds_nothing_new(tmp_path, fake_embedder):
+    a = write(tmp_path, "a.txt", "Alpha beta gamma. " * 50)
+    index = tmp_path / "idx"
+    _, first = build(index, [a], fake_embedder)
+    assert first.totals()["new_embeddings"] > 0
+    gen = json.loads((index / "manifest.json").read_text())["generation"]
+    emb2 = FakeEmbedder()  # a fresh embedder: nothing may even reach it
+    _, second = build(index, [a], emb2)
+    assert second.files[0].action == "unchanged" and second.totals()["new_embeddings"] == 0
+    assert emb2.new_embeddings == 0 and emb2.cache_hits == 0
+    assert json.loads((index / "manifest.json").read_text())["generation"] == gen  # nothing rewritten
+
+
+def test_changed_file_replaces_old_version(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    a = write(tmp_path, "a.txt", "old content here. " * 10)
+    build(index, [a], fake_embedder)
+    write(tmp_path, "a.txt", "new content here. " * 10)
+    store, report = build(index, [a], fake_embedder)
+    assert report.files[0].action == "replaced"
+    store = IndexStore.open(index)
+    assert len(store.documents) == 1
+    assert all("new content" in c.text for c in store.chunks)
+
+
+def test_remove_and_duplicates(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    a = write(tmp_path, "a.txt", "same bytes")
+    b = write(tmp_path, "b.txt", "same bytes")
+    c = write(tmp_path, "c.txt", "other bytes")
+    store, report = build(index, [a, b, c], fake_embedder)
+    actions = {f.file: f.action for f in report.files}
+    assert actions == {"a.txt": "added", "b.txt": "duplicate", "c.txt": "added"}
+    assert "same content as another file" in report.files[1].warnings[0]
+    with store.lock():
+        assert store.remove("a.txt") and not store.remove("nope.txt")
+        store.save()
+    assert [d.source for d in IndexStore.open(index).documents.values()] == ["c.txt"]
+
+
+def test_bad_files_reported_good_ones_indexed(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    store, _ = open_or_create(index, fake_embedder, SlidingChunker())
+    report = ingest_bytes(
+        store,
+        [
+            ("good.txt", b"good text " * 20),
+            ("empty.txt", b""),
+            ("bin.txt", b"\x00\x01\x02" * 50),
+            ("scan.pdf", b"%PDF-1.4 broken"),
+        ],
+        SlidingChunker(),
+        fake_embedder,
+    )
+    by = {f.file: f for f in report.files}
+    assert by["good.txt"].status == "ok" and by["good.txt"].chunks > 0
+    assert by["empty.txt"].status == "error" and "empty.txt: the file is empty" in by["empty.txt"].error
+    assert "binary data" in by["bin.txt"].error
+    assert "not a readable PDF" in by["scan.pdf"].error
+    assert report.totals() == {
+        "files": 4,
+        "failed": 3,
+        "chunks": by["good.txt"].chunks,
+        "new_embeddings": by["good.txt"].chunks,
+    }
+    assert [d.source for d in IndexStore.open(index).documents.values()] == ["good.txt"]
+
+
+def test_model_mismatch_is_a_clear_error(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    build(index, [write(tmp_path, "a.txt", "text " * 30)], fake_embedder)
+    with pytest.raises(ModelMismatchError, match="built with embedding model 'fake/hash-embedder'"):
+        IndexStore.open(index, model_id="sentence-transformers/all-MiniLM-L6-v2")
+    with pytest.raises(ModelMismatchError, match="8-dimensional vectors but the embedder produces 384"):
+        IndexStore.open(index, model_id="fake/hash-embedder", dimension=384)
+    with pytest.raises(ModelMismatchError):
+        open_or_create(index, FakeEmbedder(model_id="other/model", dimension=8))
+
+
+def test_chunker_mismatch_is_a_clear_error(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    build(index, [write(tmp_path, "a.txt", "text " * 30)], fake_embedder, SlidingChunker())
+    with pytest.raises(IndexStoreError, match=r"chunked with sliding\(size=500, overlap=100\), not sentence"):
+        open_or_create(index, fake_embedder, SentenceChunker())
+    _, chunker = open_or_create(index, fake_embedder, None)  # no chunker given: keep the index's own
+    assert chunker.spec() == SlidingChunker().spec()
+
+
+def test_missing_and_damaged_indexes(tmp_path):
+    with pytest.raises(IndexStoreError, match="no ragkit index at"):
+        IndexStore.open(tmp_path / "nothing")
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "manifest.json").write_text("{not json")
+    with pytest.raises(IndexStoreError, match=r"manifest\.json is unreadable"):
+        IndexStore.open(bad)
+    (bad / "manifest.json").write_text(json.dumps({"schema_version": 99}))
+    with pytest.raises(IndexStoreError, match="schema version 99"):
+        IndexStore.open(bad)
+    listed = list_indexes(tmp_path)
+    assert [r["name"] for r in listed] == ["bad"] and "schema version 99" in listed[0]["error"]
+
+
+def test_vectors_not_matching_chunks_is_damage(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    build(index, [write(tmp_path, "a.txt", "text " * 300)], fake_embedder)
+    m = json.loads((index / "manifest.json").read_text())
+    np.save(index / m["files"]["vectors"], np.zeros((1, 8), np.float32))
+    with pytest.raises(IndexStoreError, match="damaged"):
+        IndexStore.open(index)
+
+
+def test_second_writer_is_refused(tmp_path, fake_embedder):
+    store, _ = build(tmp_path / "idx", [write(tmp_path, "a.txt", "x " * 10)], fake_embedder)
+    other = IndexStore.open(tmp_path / "idx")
+    with store.lock(), pytest.raises(IndexStoreError, match="being written by another process"), other.lock():
+        pass
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {root!r})
+    from tests.conftest import FakeEmbedder, run_ragkit
+    from ragkit.ingest import ingest_paths, open_or_create
+
+    real_replace = os.replace
+    def replace(src, dst):
+        if str(dst).endswith({target!r}):
+            os.kill(os.getpid(), signal.SIGKILL)  # die exactly mid-save
+        return real_replace(src, dst)
+    os.replace = replace
+
+    emb = FakeEmbedder()
+    store, chunker = open_or_create({index!r}, emb, None)
+    ingest_paths(store, [{new!r}], chunker, emb)
+    """
+)
+
+
+@pytest.mark.parametrize("target", ["chunks-000002.jsonl", "vectors-000002.npy", "manifest.json"])
+def test_killed_mid_save_leaves_previous_index_intact(tmp_path, fake_embedder, target):
+    index = tmp_path / "idx"
+    build(index, [write(tmp_path, "a.txt", "first document text. " * 40)], fake_embedder)
+    before = IndexStore.open(index)
+    new = write(tmp_path, "b.txt", "second document text. " * 40)
+    script = KILL_SCRIPT.format(root=str(ROOT), target=target, index=str(index), new=str(new))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == -9, proc.stderr  # really killed
+    after = IndexStore.open(index)
+    assert [d.source for d in after.documents.values()] == ["a.txt"]
+    assert [c.to_dict() for c in after.chunks] == [c.to_dict() for c in before.chunks]
+    # the next successful ingest still works and cleans up the debris
+    _store, report = build(index, [new], FakeEmbedder())
+    assert not report.failed and len(IndexStore.open(index).documents) == 2
+    leftovers = [p.name for p in index.iterdir() if p.name.endswith(".tmp") or "000001" in p.name]
+    assert leftovers == []
+
+
+def test_ctrl_c_during_embedding_changes_nothing(tmp_path, fake_embedder):
+    index = tmp_path / "idx"
+    build(index, [write(tmp_path, "a.txt", "first. " * 40)], fake_embedder)
+    manifest = (index / "manifest.json").read_bytes()
+
+    class Interrupting(FakeEmbedder):
+        def embed(self, texts, progress=None):
+            raise KeyboardInterrupt
+
+    store, chunker = open_or_create(index, fake_embedder, None)
+    with pytest.raises(KeyboardInterrupt):
+        ingest_paths(store, [write(tmp_path, "b.txt", "second. " * 40)], chunker, Interrupting())
+    assert (index / "manifest.json").read_bytes() == manifest
+    assert len(IndexStore.open(index).documents) == 1
+
+
+def test_cli_ingest_json_report_and_exit_code(tmp_path):
+    good = write(tmp_path, "good.md", "# Title\n\nSome text here. " * 10)
+    # a model path that does not exist must fail clearly, before anything is written
+    proc = run_ragkit(
+        "ingest",
+        "--index",
+        str(tmp_path / "idx"),
+        "--json",
+        "--model",
+        str(tmp_path / "no-such-model"),
+        str(good),
+    )
+    assert proc.returncode == 1
+    assert "cannot load embedding model" in proc.stderr and "local directory" in proc.stderr
+    assert "Traceback" not in proc.stderr and not (tmp_path / "idx").exists()
+    # usage errors
+    proc = run_ragkit("ingest", "--index", str(tmp_path / "i"), "--window", "3", str(good))
+    assert proc.returncode == 1 and "--window needs --chunker" in proc.stderr
