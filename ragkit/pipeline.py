@@ -154,6 +154,7 @@ class RagPipeline:
         llm: a backend to use instead of building ``config.llm`` (tests, shared instances).
         api_key: a Groq key held in memory only.
         reranker: a reranker instance to share (e.g. a cached cross-encoder).
+        retriever: a retriever built from this config to share (its BM25/FAISS state is built once).
     """
 
     def __init__(
@@ -165,15 +166,21 @@ class RagPipeline:
         api_key: str | None = None,
         reranker: Any | None = None,
         templates: PromptTemplates = DEFAULT_TEMPLATES,
+        retriever: Any | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.embedder = embedder
         self.templates = templates
         self.llm = llm or build_llm(
-            config.llm, model=config.llm_model, embedder=embedder, api_key=api_key, host=config.ollama_host
+            config.llm,
+            model=config.llm_model,
+            embedder=embedder,
+            api_key=api_key,
+            host=config.ollama_host,
+            store=store,
         )
-        self.retriever = build_retriever(
+        self.retriever = retriever or build_retriever(
             config.retriever,
             store,
             embedder,

@@ -44,7 +44,7 @@ def confidence_gauge(
             },
         )
     )
-    fig.update_layout(height=230, margin={"l": 20, "r": 20, "t": 60, "b": 10})
+    fig.update_layout(height=250, margin={"l": 20, "r": 20, "t": 85, "b": 10})
     return fig
 
 

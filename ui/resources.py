@@ -59,6 +59,35 @@ def index(collection: Collection, config: PipelineConfig, progress=None) -> Inde
     return _index(str(path), generation, emb.model_id)
 
 
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _retriever(path: str, generation: int, retrieval_json: str):
+    """A retriever over an opened index, keyed by the index generation and the retrieval settings only,
+    so its BM25 statistics and FAISS index are built once, not on every question."""
+    import json
+
+    from ragkit.retrievers import build_retriever
+
+    cfg = PipelineConfig.from_dict(json.loads(retrieval_json))
+    store = _index(path, generation, cfg.embedding_model)
+    rr = reranker(cfg.rerank_model) if cfg.rerank else None
+    return build_retriever(
+        cfg.retriever,
+        store,
+        embedder(cfg.embedding_model),
+        bm25={"k1": cfg.bm25_k1, "b": cfg.bm25_b},
+        hybrid={
+            "k": cfg.rrf_k,
+            "depth": cfg.hybrid_depth,
+            "weights": cfg.hybrid_weights,
+            "intent_routing": cfg.intent_routing,
+        },
+        rerank=cfg.rerank,
+        rerank_model=cfg.rerank_model,
+        rerank_candidates=cfg.rerank_candidates,
+        reranker=rr,
+    )
+
+
 def pipeline(
     collection: Collection, config: PipelineConfig, groq_key: str | None, progress=None
 ) -> RagPipeline:
@@ -68,5 +97,21 @@ def pipeline(
     llm = None
     if config.llm == "local":
         llm = local_llm(config.llm_model)
-    rr = reranker(config.rerank_model) if config.rerank else None
-    return RagPipeline(config, store, emb, llm=llm, api_key=groq_key, reranker=rr)
+    # only the retrieval half of the config keys the shared retriever (no LLM settings, no secrets)
+    from dataclasses import replace
+
+    retrieval = replace(
+        config,
+        name="",
+        llm="extractive",
+        llm_model=None,
+        ollama_host=None,
+        temperature=0.0,
+        max_tokens=1,
+        confidence_threshold=0.0,
+        history_turns=0,
+        no_retrieval=False,
+        top_k=1,
+    )
+    retriever = _retriever(str(store.path), store.generation, retrieval.to_json())
+    return RagPipeline(config, store, emb, llm=llm, api_key=groq_key, retriever=retriever)

@@ -22,6 +22,7 @@ def build_llm(
     embedder: Any | None = None,
     api_key: str | None = None,
     host: str | None = None,
+    store: Any | None = None,
 ) -> LLM:
     """Build a backend by registry name with the settings that apply to it."""
     cls = LLMS.get(name)
@@ -30,7 +31,7 @@ def build_llm(
             from ragkit.errors import ConfigError
 
             raise ConfigError("the extractive backend needs the index's embedder")
-        return cls(embedder)
+        return cls(embedder, store=store)
     if name == "groq":
         return cls(model=model, api_key=api_key)
     if name == "ollama":

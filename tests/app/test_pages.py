@@ -184,3 +184,29 @@ def test_compare_page_single_and_batch(app):
     assert len(Collection("papers").comparisons()) == 3
     labels = {b.label for b in app.get("download_button")}
     assert {"Export CSV", "Export JSON"} <= labels
+
+
+def test_configs_save_load_export_import(app):
+    import json
+    import os
+
+    app.run()
+    app.sidebar.selectbox(key="cfgA_retriever").set_value("bm25").run()
+    app.sidebar.slider(key="cfgA_topk").set_value(7).run()
+    app.sidebar.text_input(key="save_name").set_value("lexical").run()
+    next(b for b in app.sidebar.button if b.label == "Save config").click().run()
+    assert "saved 'lexical'" in texts(app.sidebar.success)
+    root = Path(os.environ["RAGKIT_INDEX_ROOT"])
+    saved = json.loads((root / ".configs" / "lexical.json").read_text())
+    assert saved["retriever"] == "bm25" and saved["top_k"] == 7 and "groq" not in json.dumps(saved).lower()
+    # load it into B: B's widgets now show the saved values
+    app.sidebar.radio(key="editing").set_value("B").run()
+    app.sidebar.selectbox(key="load_pick").set_value("lexical").run()
+    next(b for b in app.sidebar.button if b.label == "Load into B").click().run()
+    assert not app.exception, app.exception
+    cfg_b = app.session_state["configs"]["B"]
+    assert cfg_b.retriever == "bm25" and cfg_b.top_k == 7 and cfg_b.name == "B"
+    assert app.sidebar.slider(key="cfgB_topk").value == 7
+    # export: the download button carries the config JSON
+    export = next(b for b in app.get("download_button") if b.label == "Export JSON")
+    assert export is not None

@@ -108,3 +108,18 @@ def test_cli_ask_json(docling_index):
     )
     assert bad.returncode == 1 and "Ollama server not reachable at http://127.0.0.1:9" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_extractive_completes_sentences_cut_by_the_window(tmp_path, embedder, evaldata):
+    from ragkit.chunkers import SlidingChunker
+
+    store, chunker = open_or_create(tmp_path / "small", embedder, SlidingChunker(size=120, overlap=0))
+    ingest_paths(store, [evaldata / "pdfs" / "docling_multi_page.pdf"], chunker, embedder)
+    cut = [c for c in store.chunks if "Sholes" in c.text]
+    assert cut and not any("than handwriting." in c.text for c in cut)  # the window really cuts it
+    ans = RagPipeline(PipelineConfig(llm="extractive", retriever="dense"), store, embedder).ask(
+        "Who patented the typewriter, and when?"
+    )
+    assert "Patented in 1868 by Christopher Latham Sholes" in ans.text
+    assert "more efficiently than handwriting." in ans.text  # completed from the page text
+    assert ans.citations and not ans.invalid_citations

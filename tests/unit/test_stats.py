@@ -1,0 +1,73 @@
+"""Paired statistics and calibration on known cases."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from ragkit.evaluation.calibration import expected_calibration_error, reliability_bins, risk_coverage
+from ragkit.evaluation.stats import compare_paired, paired_bootstrap_ci, paired_test
+
+
+def test_identical_configs_are_not_different():
+    rng = random.Random(1)
+    a = [rng.random() for _ in range(200)]
+    r = compare_paired(a, list(a))
+    assert r.diff == 0 and r.ci_low <= 0 <= r.ci_high and r.p_value == 1.0 and not r.significant
+    assert "not significant" in r.verdict()
+
+
+def test_better_on_every_question_is_significant():
+    rng = random.Random(2)
+    a = [rng.random() * 0.5 for _ in range(60)]
+    b = [x + 0.1 + rng.random() * 0.05 for x in a]
+    r = compare_paired(a, b)
+    assert r.significant and r.diff > 0 and r.ci_low > 0 and r.p_value < 1e-6 and r.test == "wilcoxon"
+    assert r.verdict().startswith("B is better")
+    # the same in the other direction
+    assert compare_paired(b, a).verdict().startswith("A is better")
+
+
+def test_binary_metric_uses_the_sign_test():
+    a = [0] * 30
+    b = [1] * 20 + [0] * 10  # B right on 20 more questions, never worse
+    p, test = paired_test(a, b)
+    assert test == "sign test" and p == pytest.approx(sps.binomtest(20, 20, 0.5).pvalue)
+
+
+def test_small_sets_are_flagged():
+    r = compare_paired([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
+    assert r.too_small and not r.significant and "too few questions" in r.verdict()
+
+
+def test_wilcoxon_matches_scipy_and_bootstrap_brackets_the_mean():
+    rng = np.random.default_rng(3)
+    a = rng.random(80)
+    b = a + rng.normal(0.02, 0.1, 80)
+    p, test = paired_test(a, b)
+    assert test == "wilcoxon" and p == pytest.approx(sps.wilcoxon(b - a).pvalue)
+    mean, lo, hi = paired_bootstrap_ci(a, b)
+    assert lo < mean < hi and mean == pytest.approx(float(np.mean(b - a)))
+
+
+def test_unequal_lengths_rejected():
+    with pytest.raises(ValueError):
+        compare_paired([1, 2], [1])
+
+
+def test_calibration_known_cases():
+    # perfectly calibrated: in each bin the accuracy equals the confidence
+    conf, corr = [], []
+    for c, k in ((0.05, 1), (0.25, 5), (0.75, 15), (0.95, 19)):  # k right out of 20 = c
+        conf += [c] * 20
+        corr += [1] * k + [0] * (20 - k)
+    assert expected_calibration_error(conf, corr) == pytest.approx(0.0, abs=1e-9)
+    # always confident, always wrong: ECE is the confidence
+    assert expected_calibration_error([0.9] * 10, [0] * 10) == pytest.approx(0.9)
+    bins = reliability_bins([0.05, 0.95, 1.0], [0, 1, 1], n_bins=10)
+    assert bins[0].count == 1 and bins[9].count == 2 and bins[9].accuracy == 1.0 and bins[5].count == 0
+    rc = risk_coverage([0.2, 0.5, 0.9], [0, 1, 1])
+    assert rc == [(0.2, 1.0, 2 / 3), (0.5, 2 / 3, 1.0), (0.9, 1 / 3, 1.0)]
