@@ -91,7 +91,9 @@ def main() -> None:
     ds = load_squad(args.dataset)
     embedder = Embedder()
     chunker = make_chunker(args.chunker)
-    llm = build_llm(args.llm, model=args.model, embedder=embedder)
+    # extractive is built by each pipeline (it reads whole sentences from that pipeline's index);
+    # a model-backed LLM is loaded once and shared by both pipelines
+    llm = None if args.llm == "extractive" else build_llm(args.llm, model=args.model, embedder=embedder)
     config = PipelineConfig(
         name=args.llm,
         retriever=args.retriever,
@@ -107,12 +109,12 @@ def main() -> None:
         "dataset": ds.name,
         "config": config.to_dict(),
         "paragraphs": len(ds.paragraphs),
-        "llm_model": llm.model,
     }
 
     store, build_s, _ = dataset_index("xquad", ds.documents(), chunker, embedder)
     res["index"] = {"chunks": len(store.chunks), "build_s": build_s}
     pipe = RagPipeline(config, store, embedder, llm=llm)
+    res["llm_model"] = pipe.llm.model
     pipe.ask("warm up: what is this?")
     questions = ds.questions[: args.limit or None]
     res["answerable"] = run(pipe, questions, "answerable")

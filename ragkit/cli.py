@@ -74,23 +74,23 @@ def _parse_weights(text: str | None) -> dict[str, float] | None:
 
 
 def _retriever_from_args(args: argparse.Namespace, store: Any, embedder: Any) -> Any:
-    from ragkit.retrievers import build_retriever
+    from ragkit.config import PipelineConfig
+    from ragkit.retrievers import retriever_from_config
 
-    return build_retriever(
-        args.retriever,
-        store,
-        embedder,
-        bm25={"k1": args.k1, "b": args.b},
-        hybrid={
-            "k": args.rrf_k,
-            "depth": args.depth,
-            "weights": _parse_weights(args.weights),
-            "intent_routing": args.intent_routing,
-        },
+    weights = _parse_weights(args.weights)
+    config = PipelineConfig(
+        retriever=args.retriever,
+        bm25_k1=args.k1,
+        bm25_b=args.b,
+        rrf_k=args.rrf_k,
+        hybrid_depth=args.depth,
+        intent_routing=args.intent_routing,
         rerank=args.rerank,
-        rerank_model=args.rerank_model,
         rerank_candidates=args.rerank_candidates,
+        **({"hybrid_weights": weights} if weights else {}),
+        **({"rerank_model": args.rerank_model} if args.rerank_model else {}),
     )
+    return retriever_from_config(config, store, embedder)
 
 
 def _retrieval_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -179,6 +179,21 @@ def build_parser() -> argparse.ArgumentParser:
     _add_retriever_args(p, default_depth=300)
     _add_model_args(p)
     p.set_defaults(func=cmd_eval_retrieval)
+
+    p = ev.add_parser("run", help="2-4 pipeline configs over a labelled set, with CIs and significance")
+    p.add_argument("--dataset", required=True, help="a BEIR directory or a SQuAD .json file")
+    p.add_argument(
+        "--config",
+        dest="configs",
+        action="append",
+        required=True,
+        help="a pipeline config JSON (repeat: 1 to 4 of them)",
+    )
+    p.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    p.add_argument("--index-root", default="indexes/.eval")
+    p.add_argument("--json", dest="json_out", default=None, help="write the full result JSON here")
+    p.add_argument("--report", default=None, help="write a Markdown report here")
+    p.set_defaults(func=cmd_eval_run)
 
     p = sub.add_parser("ask", help="answer a question from an index, with citations and confidence")
     p.add_argument("--index", required=True)
@@ -462,6 +477,31 @@ def cmd_ask(args: argparse.Namespace) -> int:
     print(
         f"{answer.llm} {answer.model}; " + ", ".join(f"{k} {v:.0f} ms" for k, v in answer.timings_ms.items())
     )
+    return 0
+
+
+def cmd_eval_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ragkit.config import PipelineConfig
+    from ragkit.evaluation.runner import evaluate_configs, markdown_report
+    from ragkit.store import atomic_write
+
+    configs = [PipelineConfig.load(c) for c in args.configs]
+    progress, close = _progress_bar(True)
+    try:
+        result = evaluate_configs(args.dataset, configs, args.limit, args.index_root, progress)
+    finally:
+        close()
+    report = markdown_report(result)
+    print(report)
+    for target, write in (
+        (args.json_out, lambda f: json.dump(result, f, indent=2)),
+        (args.report, lambda f: f.write(report)),
+    ):
+        if target:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(Path(target), write)
     return 0
 
 

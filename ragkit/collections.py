@@ -98,15 +98,7 @@ class Collection:
             except DocumentError as e:
                 report.files.append(FileReport(file=name, status="error", action="failed", error=str(e)))
                 continue
-            rep = FileReport(
-                file=name,
-                pages=len(doc.pages),
-                tables=doc.n_tables,
-                chars=doc.n_chars,
-                empty_pages=doc.empty_pages,
-                warnings=list(doc.warnings),
-                encoding=doc.encoding,
-            )
+            rep = FileReport.for_document(name, doc)
             old = docs.get(name)
             if old is not None and old.sha256 == doc.sha256:
                 rep.action = "unchanged"

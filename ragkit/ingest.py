@@ -43,6 +43,19 @@ class FileReport:
     new_embeddings: int = 0
     encoding: str | None = None
 
+    @classmethod
+    def for_document(cls, name: str, doc: Document) -> FileReport:
+        """The report fields a parsed document already determines."""
+        return cls(
+            file=name,
+            pages=len(doc.pages),
+            tables=doc.n_tables,
+            chars=doc.n_chars,
+            empty_pages=doc.empty_pages,
+            warnings=list(doc.warnings),
+            encoding=doc.encoding,
+        )
+
 
 @dataclass
 class IngestReport:
@@ -152,15 +165,7 @@ def ingest_documents(
             report.files.append(FileReport(file=name, status="error", action="failed", error=str(item)))
             continue
         doc = item
-        rep = FileReport(
-            file=name,
-            pages=len(doc.pages),
-            tables=doc.n_tables,
-            chars=doc.n_chars,
-            empty_pages=doc.empty_pages,
-            warnings=list(doc.warnings),
-            encoding=doc.encoding,
-        )
+        rep = FileReport.for_document(name, doc)
         report.files.append(rep)
         existing = store.find_source(doc.source)
         if existing is not None and store.documents[existing].sha256 == doc.sha256:

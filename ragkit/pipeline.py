@@ -28,7 +28,7 @@ from ragkit.prompts import (
     no_context_messages,
     rewrite_prompt,
 )
-from ragkit.retrievers import build_retriever
+from ragkit.retrievers import retriever_from_config
 from ragkit.retrievers.analyzer import LUCENE_STOP_WORDS
 from ragkit.store import IndexStore
 from ragkit.types import Hit, Message
@@ -180,22 +180,7 @@ class RagPipeline:
             host=config.ollama_host,
             store=store,
         )
-        self.retriever = retriever or build_retriever(
-            config.retriever,
-            store,
-            embedder,
-            bm25={"k1": config.bm25_k1, "b": config.bm25_b},
-            hybrid={
-                "k": config.rrf_k,
-                "depth": config.hybrid_depth,
-                "weights": config.hybrid_weights,
-                "intent_routing": config.intent_routing,
-            },
-            rerank=config.rerank,
-            rerank_model=config.rerank_model,
-            rerank_candidates=config.rerank_candidates,
-            reranker=reranker,
-        )
+        self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
 
     @classmethod

@@ -65,27 +65,13 @@ def _retriever(path: str, generation: int, retrieval_json: str):
     so its BM25 statistics and FAISS index are built once, not on every question."""
     import json
 
-    from ragkit.retrievers import build_retriever
+    from ragkit.retrievers import retriever_from_config
 
     cfg = PipelineConfig.from_dict(json.loads(retrieval_json))
-    store = _index(path, generation, cfg.embedding_model)
+    emb = embedder(cfg.embedding_model)
+    store = _index(path, generation, emb.model_id)  # model_id: aliases resolve to the canonical name
     rr = reranker(cfg.rerank_model) if cfg.rerank else None
-    return build_retriever(
-        cfg.retriever,
-        store,
-        embedder(cfg.embedding_model),
-        bm25={"k1": cfg.bm25_k1, "b": cfg.bm25_b},
-        hybrid={
-            "k": cfg.rrf_k,
-            "depth": cfg.hybrid_depth,
-            "weights": cfg.hybrid_weights,
-            "intent_routing": cfg.intent_routing,
-        },
-        rerank=cfg.rerank,
-        rerank_model=cfg.rerank_model,
-        rerank_candidates=cfg.rerank_candidates,
-        reranker=rr,
-    )
+    return retriever_from_config(cfg, store, emb, rr)
 
 
 def pipeline(

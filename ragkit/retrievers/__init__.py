@@ -58,4 +58,26 @@ def build_retriever(
     return retriever
 
 
-__all__ = ["RETRIEVERS", "Retriever", "Timings", "build_retriever"]
+def retriever_from_config(
+    config: Any, store: IndexStore, embedder: Any, reranker: Any | None = None
+) -> Retriever:
+    """The retriever a :class:`~ragkit.config.PipelineConfig` describes (its retrieval fields only)."""
+    return build_retriever(
+        config.retriever,
+        store,
+        embedder,
+        bm25={"k1": config.bm25_k1, "b": config.bm25_b},
+        hybrid={
+            "k": config.rrf_k,
+            "depth": config.hybrid_depth,
+            "weights": config.hybrid_weights,
+            "intent_routing": config.intent_routing,
+        },
+        rerank=config.rerank,
+        rerank_model=config.rerank_model,
+        rerank_candidates=config.rerank_candidates,
+        reranker=reranker,
+    )
+
+
+__all__ = ["RETRIEVERS", "Retriever", "Timings", "build_retriever", "retriever_from_config"]

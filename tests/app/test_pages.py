@@ -210,3 +210,11 @@ def test_configs_save_load_export_import(app):
     # export: the download button carries the config JSON
     export = next(b for b in app.get("download_button") if b.label == "Export JSON")
     assert export is not None
+
+
+def test_delete_document(app):
+    app.run()
+    next(b for b in app.button if b.label == "Delete").click().run()
+    assert not app.exception, app.exception
+    assert Collection("papers").documents() == []
+    assert "is empty" in texts(app.info)
