@@ -33,6 +33,7 @@ from ragkit.retrievers import retriever_from_config
 Progress = Callable[[str, int, int], None]
 BEIR_METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 QA_METRICS = ("contains_gold", "f1", "exact_match", "abstained")
+LOWER_IS_BETTER = frozenset({"abstained"})  # on answerable questions, abstaining is a miss
 
 
 @dataclass
@@ -57,10 +58,21 @@ def dataset_hash(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def _embedder(config: PipelineConfig, cache: dict[str, Embedder]) -> Embedder:
-    if config.embedding_model not in cache:
-        cache[config.embedding_model] = Embedder(config.embedding_model)
-    return cache[config.embedding_model]
+def _indexed(
+    name: str,
+    documents: list,
+    config: PipelineConfig,
+    embedders: dict[str, Embedder],
+    index_root: str,
+    progress: Progress | None,
+) -> tuple[Any, Embedder]:
+    """The dataset's cached index for this config's chunker and model, and the (shared) embedder."""
+    if config.embedding_model not in embedders:
+        embedders[config.embedding_model] = Embedder(config.embedding_model)
+    emb = embedders[config.embedding_model]
+    chunker = make_chunker(config.chunker, **config.chunker_params)
+    store, _, _ = dataset_index(name, documents, chunker, emb, index_root, progress)
+    return store, emb
 
 
 def run_beir(
@@ -73,9 +85,7 @@ def run_beir(
     progress: Progress | None = None,
 ) -> ConfigRun:
     ds = load_beir(path)
-    emb = _embedder(config, embedders)
-    chunker = make_chunker(config.chunker, **config.chunker_params)
-    store, _, _ = dataset_index(ds.name, ds.documents(), chunker, emb, index_root, progress)
+    store, emb = _indexed(ds.name, ds.documents(), config, embedders, index_root, progress)
     retriever = retriever_from_config(config, store, emb)
     retriever.search("warm up", 1)
     qids = sorted(ds.queries, key=lambda q: (len(q), q))[: limit or None]
@@ -103,9 +113,7 @@ def run_squad(
     progress: Progress | None = None,
 ) -> ConfigRun:
     ds = load_squad(path)
-    emb = _embedder(config, embedders)
-    chunker = make_chunker(config.chunker, **config.chunker_params)
-    store, _, _ = dataset_index(ds.name, ds.documents(), chunker, emb, index_root, progress)
+    store, emb = _indexed(ds.name, ds.documents(), config, embedders, index_root, progress)
     pipe = RagPipeline(config, store, emb)
     questions = ds.questions[: limit or None]
     per_q: dict[str, dict[str, Any]] = {}
@@ -176,7 +184,11 @@ def evaluate_configs(
     for ra, rb in itertools.combinations(runs, 2):
         qids = [q for q in ra.per_question if q in rb.per_question]
         for m in metric_names:
-            res = compare_paired([ra.per_question[q][m] for q in qids], [rb.per_question[q][m] for q in qids])
+            res = compare_paired(
+                [ra.per_question[q][m] for q in qids],
+                [rb.per_question[q][m] for q in qids],
+                higher_is_better=m not in LOWER_IS_BETTER,
+            )
             comparisons.append({"a": ra.config.name, "b": rb.config.name, "metric": m, **res.to_dict()})
     return {
         "dataset": str(dataset),

@@ -29,14 +29,18 @@ class PairedComparison:
     test: str
     significant: bool
     too_small: bool
+    differing: int = 0  # questions on which the two configs score differently
+    higher_is_better: bool = True
 
     def verdict(self) -> str:
         """A plain sentence for the page."""
+        if self.differing == 0:
+            return "identical on every question; not significant"
         if self.too_small:
-            return f"too few questions to tell ({self.n}); not significant"
+            return f"too few questions differ to tell ({self.differing} of {self.n}); not significant"
         if not self.significant:
             return f"not significant (p = {self.p_value:.3f})"
-        better = "B" if self.diff > 0 else "A"
+        better = "B" if (self.diff > 0) == self.higher_is_better else "A"
         ci = f"95 % CI {self.ci_low:+.4f} to {self.ci_high:+.4f}"
         return f"{better} is better: {self.diff:+.4f} ({ci}, p = {self.p_value:.3g})"
 
@@ -73,9 +77,15 @@ def paired_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, str]:
 
 
 def compare_paired(
-    a: Sequence[float], b: Sequence[float], alpha: float = 0.05, n_resamples: int = 10_000, seed: int = 0
+    a: Sequence[float],
+    b: Sequence[float],
+    alpha: float = 0.05,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+    higher_is_better: bool = True,
 ) -> PairedComparison:
-    """Everything the comparison table shows for one metric."""
+    """Everything the comparison table shows for one metric (``higher_is_better=False`` for rates such as
+    wrong abstentions, so the verdict names the right winner)."""
     if len(a) != len(b):
         raise ValueError(f"paired scores need equal lengths, got {len(a)} and {len(b)}")
     diff, lo, hi = paired_bootstrap_ci(a, b, n_resamples, 1 - alpha, seed)
@@ -85,4 +95,6 @@ def compare_paired(
     significant = (p < alpha) and not too_small and not (lo <= 0 <= hi)
     mean_a = float(np.mean(a)) if len(a) else 0.0
     mean_b = float(np.mean(b)) if len(b) else 0.0
-    return PairedComparison(len(a), mean_a, mean_b, diff, lo, hi, p, test, significant, too_small)
+    return PairedComparison(
+        len(a), mean_a, mean_b, diff, lo, hi, p, test, significant, too_small, nonzero, higher_is_better
+    )

@@ -153,10 +153,10 @@ def test_wrong_groq_key_is_reported(app, monkeypatch):
         app.run()
         app.switch_page(str(ROOT / "pages" / "ask.py")).run()
         app.sidebar.selectbox(key="cfgA_llm").set_value("groq").run()
-        app.sidebar.text_input(key="groq_key").set_value("gsk_wrongwrongwrong123").run()
+        app.sidebar.text_input(key="groq_key").set_value("gsk_wrong_wrong_wrong_1").run()
         app.chat_input[0].set_value(QUESTION).run()
     assert "rejected the API key (401)" in texts(app.error)
-    assert "gsk_wrongwrongwrong123" not in texts(app.error)
+    assert "gsk_wrong_wrong_wrong_1" not in texts(app.error)
 
 
 def test_compare_page_single_and_batch(app):

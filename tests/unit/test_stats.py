@@ -17,7 +17,7 @@ def test_identical_configs_are_not_different():
     a = [rng.random() for _ in range(200)]
     r = compare_paired(a, list(a))
     assert r.diff == 0 and r.ci_low <= 0 <= r.ci_high and r.p_value == 1.0 and not r.significant
-    assert "not significant" in r.verdict()
+    assert r.verdict() == "identical on every question; not significant"
 
 
 def test_better_on_every_question_is_significant():
@@ -40,7 +40,18 @@ def test_binary_metric_uses_the_sign_test():
 
 def test_small_sets_are_flagged():
     r = compare_paired([0.1, 0.2, 0.3], [0.5, 0.6, 0.7])
-    assert r.too_small and not r.significant and "too few questions" in r.verdict()
+    assert (
+        r.too_small
+        and not r.significant
+        and r.verdict().startswith("too few questions differ to tell (3 of 3)")
+    )
+
+
+def test_lower_is_better_metrics_name_the_right_winner():
+    a = [1.0] * 20 + [0.0] * 20  # A abstains wrongly on 20 questions
+    b = [0.0] * 40
+    r = compare_paired(a, b, higher_is_better=False)
+    assert r.significant and r.diff < 0 and r.verdict().startswith("B is better")
 
 
 def test_wilcoxon_matches_scipy_and_bootstrap_brackets_the_mean():
