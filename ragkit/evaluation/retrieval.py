@@ -81,7 +81,7 @@ def evaluate_retrieval(
         depth: chunks retrieved per query before aggregation (deep enough for Recall@100 on documents).
         max_queries: evaluate only the first N queries (quick checks; full runs leave it None).
     """
-    qids = sorted(dataset.queries, key=_natural)[: max_queries or None]
+    qids = sorted(dataset.queries, key=query_order)[: max_queries or None]
     run: dict[str, dict[str, float]] = {}
     latencies: list[float] = []
     for i, qid in enumerate(qids):
@@ -110,5 +110,6 @@ def latency_summary(latencies_ms: list[float]) -> dict[str, float]:
     return {"p50": statistics.median(s), "p95": p95, "mean": statistics.fmean(s)}
 
 
-def _natural(qid: str) -> tuple[int, str]:
+def query_order(qid: str) -> tuple[int, str]:
+    """Sort key for query ids: numeric ids in numeric order, others after them, by text."""
     return (int(qid), qid) if qid.isdigit() else (10**12, qid)

@@ -25,7 +25,7 @@ from ragkit.evaluation.answers import contains_gold, exact_match, token_f1
 from ragkit.evaluation.calibration import expected_calibration_error, reliability_bins, risk_coverage
 from ragkit.evaluation.datasets import load_beir, load_squad
 from ragkit.evaluation.metrics import max_by_document, per_query_metrics
-from ragkit.evaluation.retrieval import dataset_index, latency_summary
+from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.evaluation.stats import compare_paired
 from ragkit.pipeline import RagPipeline
 from ragkit.retrievers import retriever_from_config
@@ -88,7 +88,7 @@ def run_beir(
     store, emb = _indexed(ds.name, ds.documents(), config, embedders, index_root, progress)
     retriever = retriever_from_config(config, store, emb)
     retriever.search("warm up", 1)
-    qids = sorted(ds.queries, key=lambda q: (len(q), q))[: limit or None]
+    qids = sorted(ds.queries, key=query_order)[: limit or None]
     run, lat = {}, []
     for i, qid in enumerate(qids):
         t = time.perf_counter()
