@@ -181,7 +181,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_eval_retrieval)
 
     p = ev.add_parser("run", help="2-4 pipeline configs over a labelled set, with CIs and significance")
-    p.add_argument("--dataset", required=True, help="a BEIR directory or a SQuAD .json file")
+    p.add_argument(
+        "--dataset",
+        required=True,
+        help="a BEIR directory, a SQuAD .json file, or a .csv/.jsonl question set (with --collection)",
+    )
+    p.add_argument(
+        "--collection",
+        default=None,
+        help="the collection a .csv/.jsonl set runs over (or whose UI labels to use with --dataset labels)",
+    )
+    p.add_argument(
+        "--holdout",
+        type=float,
+        default=0.0,
+        help="SQuAD: leave this fraction of paragraphs out of the index; their questions have no evidence",
+    )
+    p.add_argument("--save", action="store_true", help="also save the run under <index-root>/runs/")
     p.add_argument(
         "--config",
         dest="configs",
@@ -484,17 +500,32 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ragkit.config import PipelineConfig
-    from ragkit.evaluation.runner import evaluate_configs, markdown_report
+    from ragkit.evaluation.report import markdown_report
+    from ragkit.evaluation.runner import evaluate_configs, load_question_set
+    from ragkit.evaluation.runs import save_run
     from ragkit.store import atomic_write
 
     configs = [PipelineConfig.load(c) for c in args.configs]
+    collection = None
+    if args.collection:
+        from ragkit.collections import Collection
+
+        collection = Collection(args.collection)
+        if not collection.exists:
+            raise RagkitError(f"no collection {args.collection!r} under {collection.path.parent}")
+    labels = args.dataset == "labels"
+    qset = load_question_set(
+        None if labels else args.dataset, collection=collection, holdout=args.holdout, labels=labels
+    )
     progress, close = _progress_bar(True)
     try:
-        result = evaluate_configs(args.dataset, configs, args.limit, args.index_root, progress)
+        result = evaluate_configs(qset, configs, args.limit, args.index_root, progress)
     finally:
         close()
     report = markdown_report(result)
     print(report)
+    if args.save:
+        print(f"saved run {save_run(result, args.index_root)}", file=sys.stderr)
     for target, write in (
         (args.json_out, lambda f: json.dump(result, f, indent=2)),
         (args.report, lambda f: f.write(report)),

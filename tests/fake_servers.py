@@ -88,6 +88,10 @@ class FakeGroq(_Server):
         super().__init__(_GroqHandler)
         self.answer, self.valid_key = answer, valid_key
         self.rate_limited, self.delay_s, self.echo_key = rate_limited, delay_s, echo_key_in_errors
+        self.replies: list[str] = []  # answered in order before ``answer`` (e.g. judge grades)
+
+    def next_answer(self) -> str:
+        return self.replies.pop(0) if self.replies else self.answer
 
 
 class _GroqHandler(_Handler):
@@ -130,10 +134,11 @@ class _GroqHandler(_Handler):
                 {"retry-after": "0"},
             )
         time.sleep(srv.delay_s)
+        answer = srv.next_answer()
         model, created = body.get("model", "m"), int(time.time())
         if body.get("stream"):
             self._start_stream("text/event-stream")
-            words = srv.answer.split(" ")
+            words = answer.split(" ")
             for i, w in enumerate(words):
                 piece = w if i == 0 else " " + w
                 chunk = {
@@ -174,7 +179,7 @@ class _GroqHandler(_Handler):
                 "choices": [
                     {
                         "index": 0,
-                        "message": {"role": "assistant", "content": srv.answer},
+                        "message": {"role": "assistant", "content": answer},
                         "finish_reason": "stop",
                     }
                 ],

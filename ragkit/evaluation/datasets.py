@@ -122,3 +122,121 @@ def load_squad(path: str | os.PathLike[str]) -> SquadDataset:
                 answers = tuple(dict.fromkeys(a["text"] for a in qa.get("answers", [])))
                 questions.append(SquadQuestion(str(qa["id"]), qa["question"], answers, pid))
     return SquadDataset(p.stem, p, paragraphs, questions)
+
+
+# ------------------------------------------------------------------ question sets over a collection
+
+
+@dataclass(frozen=True)
+class LabelledQuestion:
+    """One question of a set run through full pipelines.
+
+    ``relevant`` maps a judgement unit to its grade: a file name (``relevant_sources`` of a CSV/JSONL set,
+    the paragraph of a SQuAD question) or a chunk id (labels made in the UI, ``level="chunk"``). A
+    question with neither gold answers nor relevant units has no evidence in the collection: the right
+    response is "I don't know".
+    """
+
+    qid: str
+    question: str
+    answers: tuple[str, ...] = ()
+    relevant: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def answerable(self) -> bool:
+        return bool(self.answers or self.relevant)
+
+    def qrels(self) -> dict[str, int]:
+        return dict(self.relevant)
+
+
+def _split_list(value: object) -> tuple[str, ...]:
+    """A CSV cell ``"a.pdf; b.pdf"`` (or ``|``-separated), or a JSON list, as a tuple of non-empty strings."""
+    if value is None:
+        return ()
+    if isinstance(value, list | tuple):
+        items = [str(v) for v in value]
+    else:
+        import re
+
+        items = re.split(r"\s*[;|]\s*", str(value))
+    return tuple(dict.fromkeys(s.strip() for s in items if str(s).strip()))
+
+
+def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
+    """Questions from a CSV (header row) or JSONL file with ``question`` and optional ``gold_answer`` and
+    ``relevant_sources`` (several separated by ``;`` or ``|``, or JSON lists) and ``id``.
+
+    Raises ``RagkitError`` naming the file and the line for a missing column, bad JSON or an empty question.
+    """
+    rows: list[tuple[int, dict]] = []
+    if filename.lower().endswith(".jsonl"):
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as e:
+                raise RagkitError(f"{filename}: line {n} is not valid JSON ({e.msg})") from None
+            if not isinstance(obj, dict):
+                raise RagkitError(f"{filename}: line {n} is not a JSON object")
+            rows.append((n, obj))
+    elif filename.lower().endswith(".csv"):
+        import io
+
+        reader = csv.DictReader(io.StringIO(text))
+        fields = [f.strip().lower() for f in reader.fieldnames or []]
+        if "question" not in fields:
+            raise RagkitError(f"{filename}: no 'question' column (found: {', '.join(fields) or 'nothing'})")
+        for n, row in enumerate(reader, 2):
+            rows.append((n, {(k or "").strip().lower(): v for k, v in row.items()}))
+    else:
+        raise RagkitError(f"{filename}: question sets are .csv or .jsonl files")
+    out: list[LabelledQuestion] = []
+    seen: set[str] = set()
+    for n, row in rows:
+        q = str(row.get("question") or "").strip()
+        if not q:
+            raise RagkitError(f"{filename}: line {n} has no question")
+        qid = str(row.get("id") or f"q{len(out) + 1:04d}")
+        if qid in seen:
+            raise RagkitError(f"{filename}: line {n} repeats the id {qid!r}")
+        seen.add(qid)
+        answers = _split_list(row.get("gold_answer", row.get("gold_answers")))
+        sources = _split_list(row.get("relevant_sources"))
+        out.append(LabelledQuestion(qid, q, answers, tuple((s, 1) for s in sources)))
+    if not out:
+        raise RagkitError(f"{filename}: no questions found")
+    return out
+
+
+def load_question_file(path: str | os.PathLike[str]) -> list[LabelledQuestion]:
+    """:func:`parse_question_file` on a file on disk."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise RagkitError(f"{p.name}: cannot read the question set ({e})") from None
+    return parse_question_file(text, p.name)
+
+
+def squad_questions(ds: SquadDataset, held_out: frozenset[str] = frozenset()) -> list[LabelledQuestion]:
+    """SQuAD questions as labelled questions: the gold paragraph is the relevant source; a question whose
+    paragraph is held out of the index has no evidence (no answers, nothing relevant)."""
+    out = []
+    for q in ds.questions:
+        if q.paragraph_id in held_out:
+            out.append(LabelledQuestion(q.qid, q.question))
+        else:
+            out.append(LabelledQuestion(q.qid, q.question, q.answers, ((q.paragraph_id, 1),)))
+    return out
+
+
+def held_out_paragraphs(ds: SquadDataset, fraction: float) -> frozenset[str]:
+    """Every ``round(1/fraction)``-th paragraph (deterministic, spread over all articles), or none."""
+    if fraction <= 0:
+        return frozenset()
+    if fraction >= 1:
+        raise RagkitError(f"holdout fraction must be below 1, got {fraction}")
+    step = max(1, round(1 / fraction))
+    return frozenset(pid for i, pid in enumerate(ds.paragraphs) if i % step == step - 1)

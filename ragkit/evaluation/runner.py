@@ -1,18 +1,29 @@
 """``ragkit eval run``: several pipeline configs over one labelled question set, per-question scores,
 metrics, paired comparisons with bootstrap CIs and significance, and calibration of the confidence.
 
-Question sets: a BEIR directory (retrieval metrics at document level) or a SQuAD JSON file (answer
-metrics: contains-gold, token F1, exact match, abstention, confidence calibration).
+Question sets (:func:`load_question_set`):
+
+- a BEIR directory: retrieval only, document-level nDCG@10 / Recall@10 / Recall@100 / MRR@10;
+- a SQuAD JSON file: every question through the full pipeline over an index of the paragraphs;
+  optionally a fraction of paragraphs held out of the index, whose questions then have no evidence;
+- a CSV/JSONL of ``question, gold_answer, relevant_sources`` over an existing collection;
+- the relevance labels saved with a collection (chunk-level qrels).
+
+Pipeline sets report retrieval metrics (over the hits the pipeline passes to the LLM), answer metrics
+(contains-gold, token F1, exact match), abstention on questions with and without evidence, an optional
+LLM judge, the calibration of the retrieval confidence, latency per stage and tokens.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import itertools
+import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,26 +34,61 @@ from ragkit.embeddings import Embedder
 from ragkit.errors import RagkitError
 from ragkit.evaluation.answers import contains_gold, exact_match, token_f1
 from ragkit.evaluation.calibration import expected_calibration_error, reliability_bins, risk_coverage
-from ragkit.evaluation.datasets import load_beir, load_squad
+from ragkit.evaluation.datasets import (
+    BeirDataset,
+    LabelledQuestion,
+    held_out_paragraphs,
+    load_beir,
+    load_question_file,
+    load_squad,
+    parse_question_file,
+    squad_questions,
+)
 from ragkit.evaluation.metrics import max_by_document, per_query_metrics
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.evaluation.stats import compare_paired
 from ragkit.pipeline import RagPipeline
 from ragkit.retrievers import retriever_from_config
+from ragkit.retrievers.intent import classify_intent
+from ragkit.types import Document
 
 Progress = Callable[[str, int, int], None]
 BEIR_METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
-QA_METRICS = ("contains_gold", "f1", "exact_match", "abstained")
-LOWER_IS_BETTER = frozenset({"abstained"})  # on answerable questions, abstaining is a miss
+RETRIEVAL_METRICS = ("ndcg@10", "recall@10", "mrr@10")
+ANSWER_METRICS = ("contains_gold", "f1", "exact_match")
+ABSTENTION_METRICS = ("false_abstention", "idk_when_absent")
+JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
+#: every per-question metric, in table order
+PER_QUESTION_METRICS = BEIR_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS
+LOWER_IS_BETTER = frozenset({"false_abstention"})  # abstaining when the evidence is there is a miss
+CALIBRATION_MEANING = (
+    "correct = the retrieved chunks hold the evidence (a relevant source or chunk, else the gold answer "
+    "text); questions whose evidence is absent count as incorrect"
+)
+
+
+# ------------------------------------------------------------------ question sets
 
 
 @dataclass
-class ConfigRun:
-    config: PipelineConfig
-    per_question: dict[str, dict[str, Any]]  # question id -> metric -> value (plus details)
-    metrics: dict[str, float]
-    latency_ms: dict[str, float]
-    calibration: dict[str, Any] | None = None
+class QuestionSet:
+    """A labelled question set and where its documents come from (a corpus indexed for the evaluation,
+    or an existing collection)."""
+
+    name: str
+    kind: str  # beir | squad | questions | labels
+    source: str  # the path, or the uploaded file's name
+    hash: str
+    questions: list[LabelledQuestion] = field(default_factory=list)
+    documents: list[Document] | None = None  # None: use ``collection``'s documents
+    collection: Any = None  # ragkit.collections.Collection
+    level: str = "document"  # document | chunk (UI labels)
+    beir: BeirDataset | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.beir.queries) if self.beir is not None else len(self.questions)
 
 
 def dataset_hash(path: str | Path) -> str:
@@ -58,25 +104,146 @@ def dataset_hash(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def _indexed(
-    name: str,
-    documents: list,
-    config: PipelineConfig,
-    embedders: dict[str, Embedder],
-    index_root: str,
-    progress: Progress | None,
-) -> tuple[Any, Embedder]:
-    """The dataset's cached index for this config's chunker and model, and the (shared) embedder."""
+def _questions_hash(questions: Sequence[LabelledQuestion], collection: Any) -> str:
+    """sha256 over the questions, their labels and the collection's documents (name + content hash)."""
+    payload = {
+        "questions": [[q.qid, q.question, list(q.answers), [list(r) for r in q.relevant]] for q in questions],
+        "documents": sorted([d.source, d.sha256] for d in collection.documents()) if collection else [],
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def load_question_set(
+    path: str | Path | None = None,
+    *,
+    collection: Any = None,
+    text: str | None = None,
+    filename: str | None = None,
+    holdout: float = 0.0,
+    labels: bool = False,
+) -> QuestionSet:
+    """A question set from a path (BEIR dir, SQuAD ``.json``, ``.csv``/``.jsonl``), from an uploaded
+    file's ``text`` and ``filename``, or (``labels=True``) from the labels saved with ``collection``."""
+    if labels:
+        from ragkit.evaluation.labels import LabelSet
+
+        if collection is None:
+            raise RagkitError("labelled questions belong to a collection: choose one")
+        qs = LabelSet.for_collection(collection).questions()
+        if not qs:
+            raise RagkitError(f"collection {collection.name!r} has no labelled questions yet")
+        return QuestionSet(
+            f"{collection.name}-labels",
+            "labels",
+            f"labels of {collection.name}",
+            _questions_hash(qs, collection),
+            qs,
+            None,
+            collection,
+            "chunk",
+            params={"collection": collection.name},
+        )
+    if text is not None:
+        name = filename or "questions.csv"
+        qs = parse_question_file(text, name)
+        return _collection_set(Path(name).stem, name, qs, collection)
+    if path is None:
+        raise RagkitError("give a question set: a path, an uploaded file, or a collection's labels")
+    p = Path(path)
+    if not p.exists():
+        raise RagkitError(f"{p}: no such file or directory")
+    if p.is_dir():
+        ds = load_beir(p)
+        return QuestionSet(ds.name, "beir", str(p), dataset_hash(p), beir=ds)
+    if p.suffix.lower() == ".json":
+        sq = load_squad(p)
+        held = held_out_paragraphs(sq, holdout)
+        return QuestionSet(
+            sq.name,
+            "squad",
+            str(p),
+            dataset_hash(p),
+            squad_questions(sq, held),
+            sq.documents(exclude=held),
+            params={"holdout": holdout, "held_out_paragraphs": len(held)},
+        )
+    if p.suffix.lower() in (".csv", ".jsonl"):
+        return _collection_set(p.stem, str(p), load_question_file(p), collection)
+    raise RagkitError(f"{p}: expected a BEIR directory, a SQuAD .json, or a .csv/.jsonl question set")
+
+
+def _collection_set(name: str, source: str, qs: list[LabelledQuestion], collection: Any) -> QuestionSet:
+    if collection is None:
+        raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")
+    if not collection.documents():
+        raise RagkitError(f"collection {collection.name!r} is empty")
+    known = {d.source for d in collection.documents()}
+    unknown = sorted({s for q in qs for s, _ in q.relevant} - known)
+    if unknown:
+        raise RagkitError(
+            f"{Path(source).name}: relevant_sources not in collection {collection.name!r}: "
+            + ", ".join(unknown[:5])
+        )
+    return QuestionSet(
+        name,
+        "questions",
+        source,
+        _questions_hash(qs, collection),
+        qs,
+        None,
+        collection,
+        params={"collection": collection.name},
+    )
+
+
+# ------------------------------------------------------------------ runs
+
+
+@dataclass
+class ConfigRun:
+    config: PipelineConfig
+    per_question: dict[str, dict[str, Any]]  # question id -> metric -> value (None: not defined here)
+    metrics: dict[str, float]
+    latency_ms: dict[str, float]
+    calibration: dict[str, Any] | None = None
+    stage_latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    tokens: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # metric -> questions it is defined on
+    models: dict[str, str] = field(default_factory=dict)
+
+
+def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
     if config.embedding_model not in embedders:
         embedders[config.embedding_model] = Embedder(config.embedding_model)
-    emb = embedders[config.embedding_model]
+    return embedders[config.embedding_model]
+
+
+def _index_for(
+    qset: QuestionSet, config: PipelineConfig, embedders: dict, index_root: str, progress: Progress | None
+) -> tuple[Any, Any]:
+    """The index this config searches: the set's corpus (cached under ``index_root``) or the collection's."""
+    emb = _embedder(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
-    store, _, _ = dataset_index(name, documents, chunker, emb, index_root, progress)
+    if qset.documents is not None or qset.beir is not None:
+        docs = qset.beir.documents() if qset.beir is not None else qset.documents
+        store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress)
+    else:
+        store, _ = qset.collection.index(chunker, emb, progress)
     return store, emb
 
 
+def _aggregate(per_q: dict[str, dict[str, Any]], names: Sequence[str]) -> tuple[dict, dict]:
+    """Mean of each metric over the questions it is defined on, and those counts."""
+    metrics, counts = {}, {}
+    for m in names:
+        vals = [v[m] for v in per_q.values() if v.get(m) is not None]
+        if vals:
+            metrics[m], counts[m] = statistics.fmean(vals), len(vals)
+    return metrics, counts
+
+
 def run_beir(
-    path: str | Path,
+    qset: QuestionSet,
     config: PipelineConfig,
     embedders: dict,
     depth: int = 300,
@@ -84,8 +251,10 @@ def run_beir(
     index_root: str = "indexes/.eval",
     progress: Progress | None = None,
 ) -> ConfigRun:
-    ds = load_beir(path)
-    store, emb = _indexed(ds.name, ds.documents(), config, embedders, index_root, progress)
+    """Retrieval only: every query's chunks aggregated to documents (max), scored against the qrels."""
+    ds = qset.beir
+    assert ds is not None
+    store, emb = _index_for(qset, config, embedders, index_root, progress)
     retriever = retriever_from_config(config, store, emb)
     retriever.search("warm up", 1)
     qids = sorted(ds.queries, key=query_order)[: limit or None]
@@ -97,112 +266,245 @@ def run_beir(
         run[qid] = max_by_document([(h.chunk.doc_id, h.score) for h in hits], 100)
         if progress:
             progress(f"{config.name}: queries", i + 1, len(qids))
-    per_q = per_query_metrics({q: ds.qrels[q] for q in qids}, run)
+    per_q: dict[str, dict[str, Any]] = per_query_metrics({q: ds.qrels[q] for q in qids}, run)
     for qid, ms in zip(qids, lat, strict=True):
-        per_q[qid]["latency_ms"] = ms
-    metrics = {m: statistics.fmean(v[m] for v in per_q.values()) for m in BEIR_METRICS}
-    return ConfigRun(config, per_q, metrics, latency_summary(lat))
+        per_q[qid].update(
+            question=ds.queries[qid],
+            intent=classify_intent(ds.queries[qid]),
+            latency_ms=ms,
+            top_documents=list(run[qid])[:10],
+        )
+    metrics, counts = _aggregate(per_q, BEIR_METRICS)
+    return ConfigRun(
+        config,
+        per_q,
+        metrics,
+        latency_summary(lat),
+        stage_latency_ms={"retrieve": latency_summary(lat)},
+        counts=counts,
+        models={"embedding": emb.model_id},
+    )
 
 
-def run_squad(
-    path: str | Path,
+def run_questions(
+    qset: QuestionSet,
     config: PipelineConfig,
     embedders: dict,
     limit: int | None = None,
     index_root: str = "indexes/.eval",
     progress: Progress | None = None,
+    api_key: str | None = None,
+    judge: Any = None,
+    llm: Any = None,
 ) -> ConfigRun:
-    ds = load_squad(path)
-    store, emb = _indexed(ds.name, ds.documents(), config, embedders, index_root, progress)
-    pipe = RagPipeline(config, store, emb)
-    questions = ds.questions[: limit or None]
+    """Every question through the full pipeline; see the module docstring for what is measured."""
+    store, emb = _index_for(qset, config, embedders, index_root, progress)
+    pipe = RagPipeline(config, store, emb, llm=llm, api_key=api_key)
+    labels = None
+    if qset.level == "chunk":
+        from ragkit.evaluation.labels import LabelSet
+
+        labels = LabelSet.for_collection(qset.collection)
+    questions = qset.questions[: limit or None]
     per_q: dict[str, dict[str, Any]] = {}
-    lat = []
+    runs: dict[str, dict[str, float]] = {}
+    stage_times: dict[str, list[float]] = {}
+    tokens = {"prompt": 0, "completion": 0, "reported": 0}
     for i, q in enumerate(questions):
         ans = pipe.ask(q.question)
-        lat.append(ans.timings_ms.get("total", 0.0))
         answered = not ans.abstained
-        per_q[q.qid] = {
-            "contains_gold": contains_gold(ans.text, q.answers) if answered else 0.0,
-            "f1": token_f1(ans.text, q.answers) if answered else 0.0,
-            "exact_match": exact_match(ans.text, q.answers) if answered else 0.0,
-            "abstained": float(ans.abstained),
-            "confidence": ans.confidence.value if ans.confidence else None,
-            # "correct" for calibration: the right paragraph was retrieved and the answer holds the gold
-            "retrieved_gold": float(any(h.chunk.doc_id == q.paragraph_id for h in ans.hits)),
-            "latency_ms": ans.timings_ms.get("total", 0.0),
-            "prompt_tokens": ans.prompt_tokens,
-            "completion_tokens": ans.completion_tokens,
-        }
+        row: dict[str, Any] = dict(
+            question=q.question,
+            intent=classify_intent(q.question),
+            answerable=q.answerable,
+            answer=ans.text,
+            abstained=ans.abstained,
+            confidence=ans.confidence.value if ans.confidence else None,
+            hits=[
+                {
+                    "rank": h.rank,
+                    "source": h.chunk.source,
+                    "page": h.chunk.page,
+                    "chunk_id": h.chunk.chunk_id,
+                    "score": round(h.score, 6),
+                }
+                for h in ans.hits
+            ],
+            latency_ms=ans.timings_ms.get("total", 0.0),
+            timings_ms=dict(ans.timings_ms),
+            prompt_tokens=ans.prompt_tokens,
+            completion_tokens=ans.completion_tokens,
+        )
+        row.update(dict.fromkeys(PER_QUESTION_METRICS))
+        # retrieval: hits mapped to judgement units (files, or labelled chunks)
+        if q.relevant:
+            if labels is not None:
+                units = [(labels.judgement_unit(q.question, h.chunk), h.score) for h in ans.hits]
+            else:
+                units = [(h.chunk.source, h.score) for h in ans.hits]
+            runs[q.qid] = max_by_document(units, 100)
+        if q.answers:
+            row["contains_gold"] = contains_gold(ans.text, q.answers) if answered else 0.0
+            row["f1"] = token_f1(ans.text, q.answers) if answered else 0.0
+            row["exact_match"] = exact_match(ans.text, q.answers) if answered else 0.0
+        if q.answerable:
+            row["false_abstention"] = float(ans.abstained)
+        else:
+            row["idk_when_absent"] = float(ans.abstained)
+        # calibration target: does the retrieved text hold the evidence?
+        if not q.answerable:
+            row["evidence_retrieved"] = 0.0
+        elif q.relevant:
+            rel = {u for u, g in q.relevant if g > 0}
+            row["evidence_retrieved"] = float(any(u in rel for u in runs[q.qid]))
+        else:
+            row["evidence_retrieved"] = contains_gold(" ".join(h.chunk.text for h in ans.hits), q.answers)
+        if judge is not None and answered:
+            j = judge.judge(q.question, [h.chunk.text for h in ans.hits], ans.text)
+            row["judge_faithfulness"], row["judge_relevance"] = j.faithfulness, j.relevance
+            row["judge_parsed"] = j.parsed
+            if not j.parsed:
+                row["judge_raw"] = j.raw[:500]
+        for stage, ms in ans.timings_ms.items():
+            stage_times.setdefault(stage, []).append(ms)
+        if ans.prompt_tokens is not None:
+            tokens["reported"] += 1
+            tokens["prompt"] += ans.prompt_tokens
+            tokens["completion"] += ans.completion_tokens or 0
+        per_q[q.qid] = row
         if progress:
             progress(f"{config.name}: questions", i + 1, len(questions))
-    metrics = {m: statistics.fmean(v[m] for v in per_q.values()) for m in QA_METRICS}
+    if runs:
+        qrels = {q.qid: q.qrels() for q in questions if q.relevant}
+        for qid, vals in per_query_metrics(qrels, runs, RETRIEVAL_METRICS).items():
+            per_q[qid].update(vals)
+    metrics, counts = _aggregate(per_q, PER_QUESTION_METRICS)
     conf = [v["confidence"] for v in per_q.values() if v["confidence"] is not None]
-    corr = [v["retrieved_gold"] for v in per_q.values() if v["confidence"] is not None]
+    corr = [v["evidence_retrieved"] for v in per_q.values() if v["confidence"] is not None]
     calibration = None
     if conf:
         calibration = {
-            "correct_means": "the gold paragraph is among the retrieved chunks",
+            "correct_means": CALIBRATION_MEANING,
             "ece": expected_calibration_error(conf, corr),
             "bins": [b.__dict__ for b in reliability_bins(conf, corr)],
             "risk_coverage": risk_coverage(conf, corr),
+            "n": len(conf),
         }
         metrics["ece"] = calibration["ece"]
-    return ConfigRun(config, per_q, metrics, latency_summary(lat), calibration)
+    if judge is not None:
+        judged = [v for v in per_q.values() if "judge_parsed" in v]
+        metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged))
+        counts["judge_parse_failures"] = len(judged)
+    lat = [v["latency_ms"] for v in per_q.values()]
+    models = {"embedding": emb.model_id, "llm": f"{config.llm}:{getattr(pipe.llm, 'model', '')}"}
+    if config.rerank:
+        models["reranker"] = config.rerank_model
+    if judge is not None:
+        models["judge"] = judge.model_id
+    return ConfigRun(
+        config,
+        per_q,
+        metrics,
+        latency_summary(lat),
+        calibration,
+        {s: latency_summary(v) for s, v in stage_times.items()},
+        tokens if tokens["reported"] else {},
+        counts,
+        models,
+    )
 
 
 def evaluate_configs(
-    dataset: str | Path,
+    dataset: str | Path | QuestionSet,
     configs: Sequence[PipelineConfig],
     limit: int | None = None,
     index_root: str = "indexes/.eval",
     progress: Progress | None = None,
+    *,
+    holdout: float = 0.0,
+    collection: Any = None,
+    api_key: str | None = None,
+    judge: Any = None,
+    embedders: dict | None = None,
 ) -> dict[str, Any]:
-    """Run every config over the dataset and compare every pair on every per-question metric."""
+    """Run every config over the question set and compare every pair on every per-question metric.
+
+    ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
+    ``api_key`` is a Groq key used in memory only; ``judge`` an :class:`~ragkit.evaluation.judge.LLMJudge`.
+    """
     if not 1 <= len(configs) <= 4:
         raise RagkitError(f"evaluate 1 to 4 configs at a time, got {len(configs)}")
     names = [c.name for c in configs]
     if len(set(names)) != len(names):
         raise RagkitError(f"config names must differ, got {names}")
-    p = Path(dataset)
-    embedders: dict[str, Embedder] = {}
-    if p.is_dir():
-        kind, runs = (
-            "beir",
-            [
-                run_beir(p, c, embedders, limit=limit, index_root=index_root, progress=progress)
-                for c in configs
-            ],
-        )
-        metric_names = BEIR_METRICS
-    elif p.suffix == ".json":
-        kind, runs = "squad", [run_squad(p, c, embedders, limit, index_root, progress) for c in configs]
-        metric_names = QA_METRICS
+    qset = (
+        dataset
+        if isinstance(dataset, QuestionSet)
+        else load_question_set(dataset, collection=collection, holdout=holdout)
+    )
+    embedders = embedders if embedders is not None else {}
+    if qset.kind == "beir":
+        runs = [
+            run_beir(qset, c, embedders, limit=limit, index_root=index_root, progress=progress)
+            for c in configs
+        ]
     else:
-        raise RagkitError(f"{dataset}: expected a BEIR directory or a SQuAD .json file")
+        runs = [
+            run_questions(qset, c, embedders, limit, index_root, progress, api_key=api_key, judge=judge)
+            for c in configs
+        ]
+    metric_names = [m for m in PER_QUESTION_METRICS if any(m in r.counts for r in runs)]
     comparisons = []
     for ra, rb in itertools.combinations(runs, 2):
-        qids = [q for q in ra.per_question if q in rb.per_question]
         for m in metric_names:
+            qids = [
+                q
+                for q in ra.per_question
+                if q in rb.per_question
+                and ra.per_question[q].get(m) is not None
+                and rb.per_question[q].get(m) is not None
+            ]
+            if not qids:
+                continue
             res = compare_paired(
                 [ra.per_question[q][m] for q in qids],
                 [rb.per_question[q][m] for q in qids],
                 higher_is_better=m not in LOWER_IS_BETTER,
             )
             comparisons.append({"a": ra.config.name, "b": rb.config.name, "metric": m, **res.to_dict()})
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    run_id = hashlib.sha256(f"{created}{qset.hash}{[c.cache_key() for c in configs]}".encode()).hexdigest()[
+        :10
+    ]
     return {
-        "dataset": str(dataset),
-        "dataset_kind": kind,
-        "dataset_hash": dataset_hash(p),
+        "run_id": run_id,
+        "created_at": created,
+        "dataset": qset.source,
+        "dataset_name": qset.name,
+        "dataset_kind": qset.kind,
+        "dataset_hash": qset.hash,
+        "level": qset.level,
+        "params": {**qset.params, "limit": limit},
         "ragkit_version": __version__,
         "questions": len(runs[0].per_question),
+        "question_set": (
+            [[q.qid, q.question, list(q.answers), [list(r) for r in q.relevant]] for q in qset.questions]
+            if qset.kind in ("questions", "labels")
+            else None
+        ),
+        "metric_names": metric_names,
+        "lower_is_better": sorted(LOWER_IS_BETTER),
         "configs": [
             {
                 "name": r.config.name,
                 "hash": r.config.cache_key(),
                 "config": r.config.to_dict(),
+                "models": r.models,
                 "metrics": r.metrics,
+                "counts": r.counts,
                 "latency_ms": r.latency_ms,
+                "stage_latency_ms": r.stage_latency_ms,
+                "tokens": r.tokens,
                 "calibration": r.calibration,
                 "per_question": r.per_question,
             }
@@ -210,36 +512,3 @@ def evaluate_configs(
         ],
         "comparisons": comparisons,
     }
-
-
-def markdown_report(result: dict[str, Any]) -> str:
-    """The run as Markdown: metric table per config, then every comparison with its CI and verdict."""
-    lines = [
-        f"# ragkit evaluation: {Path(result['dataset']).name}",
-        "",
-        f"{result['questions']} questions · dataset sha256 {result['dataset_hash'][:12]} · "
-        f"ragkit {result['ragkit_version']}",
-        "",
-    ]
-    metrics = list(result["configs"][0]["metrics"])
-    lines += [
-        "| config | hash | " + " | ".join(metrics) + " | p50 ms | p95 ms |",
-        "|---|---|" + "---|" * len(metrics) + "---|---|",
-    ]
-    for c in result["configs"]:
-        vals = " | ".join(f"{c['metrics'][m]:.4f}" for m in metrics)
-        lines.append(
-            f"| {c['name']} | {c['hash'][:10]} | {vals} | {c['latency_ms']['p50']:.1f} | "
-            f"{c['latency_ms']['p95']:.1f} |"
-        )
-    lines += [
-        "",
-        "| a | b | metric | diff (b − a) | 95 % CI | p | test | verdict |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for x in result["comparisons"]:
-        lines.append(
-            f"| {x['a']} | {x['b']} | {x['metric']} | {x['diff']:+.4f} | [{x['ci_low']:+.4f}, "
-            f"{x['ci_high']:+.4f}] | {x['p_value']:.3g} | {x['test']} | {x['verdict']} |"
-        )
-    return "\n".join(lines) + "\n"

@@ -9,7 +9,8 @@ import pytest
 
 from ragkit.config import PipelineConfig
 from ragkit.errors import RagkitError
-from ragkit.evaluation.runner import evaluate_configs, markdown_report
+from ragkit.evaluation.report import markdown_report
+from ragkit.evaluation.runner import evaluate_configs, load_question_set
 from tests.conftest import run_ragkit
 
 pytestmark = pytest.mark.slow
@@ -108,16 +109,149 @@ def test_beir_run_compares_configs(beir_dir, tmp_path):
 def test_squad_run_reports_answers_abstention_and_calibration(squad_file, tmp_path):
     a = PipelineConfig(name="sliding", chunker="sliding", llm="extractive")
     b = PipelineConfig(name="sentence", chunker="sentence", llm="extractive")
-    result = evaluate_configs(squad_file, [a, b], index_root=str(tmp_path / "idx"))
+    # every 3rd paragraph held out of the index: its question has no evidence
+    result = evaluate_configs(squad_file, [a, b], index_root=str(tmp_path / "idx"), holdout=0.34)
     assert result["dataset_kind"] == "squad" and result["questions"] == 6
+    assert result["params"]["held_out_paragraphs"] == 2
     for c in result["configs"]:
-        m = c["metrics"]
-        assert {"contains_gold", "f1", "exact_match", "abstained", "ece"} <= set(m)
+        m, counts = c["metrics"], c["counts"]
+        assert {"contains_gold", "f1", "exact_match", "false_abstention", "idk_when_absent", "ece"} <= set(m)
+        assert {"ndcg@10", "recall@10", "mrr@10"} <= set(m)  # the gold paragraph is the relevant source
+        assert counts["contains_gold"] == 4 and counts["idk_when_absent"] == 2
         assert m["contains_gold"] >= 0.5  # the extractive answer holds the gold span on most of these
         cal = c["calibration"]
-        assert len(cal["bins"]) == 10 and cal["risk_coverage"] and 0 <= cal["ece"] <= 1
-    assert {x["metric"] for x in result["comparisons"]} == {"contains_gold", "f1", "exact_match", "abstained"}
-    assert all(x["too_small"] or x["n"] == 6 for x in result["comparisons"])
+        assert len(cal["bins"]) == 10 and cal["risk_coverage"] and 0 <= cal["ece"] <= 1 and cal["n"] == 6
+        assert {"embed_query", "generate", "total"} <= set(c["stage_latency_ms"])
+        assert c["models"]["embedding"] and c["models"]["llm"].startswith("extractive")
+        row = c["per_question"]["q0"]
+        assert row["question"] == QUERIES["1"][0] and row["intent"] in ("FACT", "CONCEPT", "COMPARISON")
+        absent = [v for v in c["per_question"].values() if not v["answerable"]]
+        assert all(v["evidence_retrieved"] == 0.0 and v["contains_gold"] is None for v in absent)
+    metrics = {x["metric"] for x in result["comparisons"]}
+    assert {"contains_gold", "f1", "false_abstention", "idk_when_absent", "ndcg@10"} <= metrics
+    assert all(x["n"] == 2 for x in result["comparisons"] if x["metric"] == "idk_when_absent")
+
+
+# ------------------------------------------------------------------ sets over a collection
+
+
+@pytest.fixture
+def collection(tmp_path):
+    from ragkit.collections import Collection
+
+    c = Collection.create("tiny", tmp_path / "root")
+    report = c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    assert not report.failed
+    return c
+
+
+def csv_set() -> str:
+    rows = ["question,gold_answer,relevant_sources"]
+    gold = {"1": "Insulin", "3": "moon's gravity", "4": "Penicillin", "5": "hippocampus", "6": "lava"}
+    for q, (text, doc) in QUERIES.items():
+        if q in gold:
+            rows.append(f'"{text}","{gold[q]}",{doc}.txt')
+    rows.append('"What did the 1969 moon landing cost?",,')  # no evidence in the collection
+    return "\n".join(rows) + "\n"
+
+
+def test_csv_set_over_a_collection_and_rerun(collection, tmp_path):
+    import ir_measures
+
+    from ragkit.evaluation.runs import list_runs, load_run, rerun, save_run
+
+    qset = load_question_set(text=csv_set(), filename="mine.csv", collection=collection)
+    assert qset.kind == "questions" and qset.n == 6
+    bm25 = PipelineConfig(name="bm25", retriever="bm25", llm="extractive")
+    dense = replace(bm25, name="dense", retriever="dense")
+    root = tmp_path / "eval"
+    result = evaluate_configs(qset, [bm25, dense], index_root=str(root))
+    assert result["question_set"] and result["params"]["collection"] == "tiny"
+    for c in result["configs"]:
+        assert c["counts"]["ndcg@10"] == 5 and c["counts"]["idk_when_absent"] == 1
+        # source-level metrics agree with ir-measures run directly on the stored hits
+        for qid, row in c["per_question"].items():
+            if row["ndcg@10"] is None:
+                continue
+            doc = next(x for x in qset.questions if x.qid == qid).qrels()
+            best: dict[str, float] = {}
+            for h in row["hits"]:
+                best[h["source"]] = max(best.get(h["source"], -1e9), h["score"])
+            ref = ir_measures.calc_aggregate(
+                [ir_measures.nDCG @ 10, ir_measures.RR @ 10], {qid: doc}, {qid: best}
+            )
+            assert row["ndcg@10"] == pytest.approx(ref[ir_measures.nDCG @ 10])
+            assert row["mrr@10"] == pytest.approx(ref[ir_measures.RR @ 10])
+    path = save_run(result, root)
+    assert list_runs(root)[0]["run_id"] == result["run_id"] and load_run(path) == json.loads(path.read_text())
+    again, notes = rerun(load_run(path), root, collection=collection)
+    assert notes == [] and again["rerun_of"] == result["run_id"]
+    for c1, c2 in zip(result["configs"], again["configs"], strict=True):
+        assert c1["hash"] == c2["hash"]
+        for m in ("ndcg@10", "contains_gold", "idk_when_absent"):
+            assert c1["metrics"][m] == c2["metrics"][m]
+    # the collection changes: a re-run says so
+    collection.add_files([("extra.txt", b"Glaciers carve valleys over thousands of years.")])
+    _, notes = rerun(load_run(path), root, collection=collection)
+    assert any("dataset hash differs" in n for n in notes)
+
+
+def test_csv_set_errors(collection):
+    with pytest.raises(RagkitError, match="runs over a collection"):
+        load_question_set(text=csv_set(), filename="mine.csv")
+    with pytest.raises(RagkitError, match=r"mine\.csv: relevant_sources not in collection .tiny.: nope\.pdf"):
+        load_question_set(
+            text="question,relevant_sources\nq?,nope.pdf\n", filename="mine.csv", collection=collection
+        )
+
+
+def test_ui_labels_count_as_chunk_qrels(collection, tmp_path, embedder):
+    from ragkit.chunkers import make_chunker
+    from ragkit.evaluation.labels import LabelSet, pool_candidates
+    from ragkit.pipeline import RagPipeline
+
+    a = PipelineConfig(name="A", retriever="dense", llm="extractive", top_k=3)
+    b = PipelineConfig(name="B", retriever="bm25", llm="extractive", top_k=3)
+    store, _ = collection.index(make_chunker(a.chunker, **a.chunker_params), embedder)
+    labels = LabelSet.for_collection(collection)
+    question = QUERIES["4"][0]
+    pool = pool_candidates(question, [RagPipeline(c, store, embedder).ask(question).hits for c in (a, b)])
+    for ch in pool:
+        labels.set(question, ch, ch.source == "d4.txt")
+    labels.save()
+    qset = load_question_set(collection=collection, labels=True)
+    assert qset.level == "chunk" and qset.n == 1
+    result = evaluate_configs(
+        qset, [a, b], index_root=str(tmp_path / "eval"), embedders={a.embedding_model: embedder}
+    )
+    for c in result["configs"]:
+        row = next(iter(c["per_question"].values()))
+        rank = next(h["rank"] for h in row["hits"] if h["source"] == "d4.txt")
+        assert row["mrr@10"] == pytest.approx(1 / rank) and row["evidence_retrieved"] == 1.0
+
+
+def test_llm_judge_counts_unparsable_replies(collection, tmp_path):
+    from ragkit.evaluation.judge import LLMJudge
+    from ragkit.llms.groq import GroqLLM
+    from tests.fake_servers import FakeGroq
+
+    qset = load_question_set(text=csv_set(), filename="mine.csv", collection=collection)
+    cfg = PipelineConfig(name="bm25", retriever="bm25", llm="extractive", confidence_threshold=0.0)
+    with FakeGroq(answer="I would rate this highly.") as srv:
+        srv.replies = ['{"faithfulness": 5, "relevance": 4}', 'Grade: {"faithfulness": 3, "relevance": 3}']
+        judge = LLMJudge(GroqLLM(model="judge-model", api_key=srv.valid_key, base_url=srv.url))
+        result = evaluate_configs(qset, [cfg], index_root=str(tmp_path / "eval"), judge=judge, limit=4)
+        sent = srv.requests[0]["body"]["messages"]
+    c = result["configs"][0]
+    assert c["metrics"]["judge_parse_failures"] == 2.0 and c["counts"]["judge_parse_failures"] == 4
+    assert c["metrics"]["judge_faithfulness"] == pytest.approx((1.0 + 0.5) / 2)  # failures are not zeros
+    assert c["counts"]["judge_faithfulness"] == 2 and c["models"]["judge"] == "groq:judge-model"
+    failed = [v for v in c["per_question"].values() if v.get("judge_parsed") is False]
+    assert len(failed) == 2 and all(v["judge_raw"] == "I would rate this highly." for v in failed)
+    assert "faithfulness" in sent[0]["content"] and "Context:" in sent[1]["content"]
+    from ragkit.evaluation.report import warnings
+
+    assert any("did not parse on 2 of 4" in w for w in warnings(result))
 
 
 def test_config_limits_and_names(beir_dir):

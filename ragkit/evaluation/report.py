@@ -1,0 +1,246 @@
+"""Views of an evaluation result (the dict :func:`~ragkit.evaluation.runner.evaluate_configs` returns):
+metric and comparison tables, per-question rows and CSV, per-intent slices, the quality-vs-latency
+Pareto front, plain-language warnings and the Markdown report. Pure functions, shared by CLI and UI.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import statistics
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ragkit.retrievers.intent import INTENTS
+
+#: fewer questions than this and only large differences can be told apart
+SMALL_SET = 30
+QUALITY_METRICS = ("ndcg@10", "contains_gold", "f1", "recall@10", "mrr@10", "exact_match")
+
+
+def metric_names(result: dict[str, Any]) -> list[str]:
+    return list(result.get("metric_names") or result["configs"][0]["metrics"])
+
+
+def lower_is_better(result: dict[str, Any], metric: str) -> bool:
+    return metric in set(result.get("lower_is_better", ())) or metric in ("ece", "judge_parse_failures")
+
+
+def default_quality_metric(result: dict[str, Any]) -> str:
+    names = metric_names(result)
+    return next((m for m in QUALITY_METRICS if m in names), names[0])
+
+
+def metric_table(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per config: hash, every metric (rounded), ECE, latency p50/p95 and tokens."""
+    extra = [m for m in ("ece", "judge_parse_failures") if any(m in c["metrics"] for c in result["configs"])]
+    rows = []
+    for c in result["configs"]:
+        row: dict[str, Any] = {"config": c["name"], "hash": c["hash"][:10]}
+        for m in metric_names(result) + extra:
+            v = c["metrics"].get(m)
+            row[m] = None if v is None else round(v, 4)
+        row["p50 ms"] = round(c["latency_ms"]["p50"], 1)
+        row["p95 ms"] = round(c["latency_ms"]["p95"], 1)
+        if c.get("tokens"):
+            row["tokens (prompt/completion)"] = f"{c['tokens']['prompt']}/{c['tokens']['completion']}"
+        rows.append(row)
+    return rows
+
+
+def comparison_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {
+            "A": x["a"],
+            "B": x["b"],
+            "metric": x["metric"],
+            "n": x["n"],
+            "diff (B − A)": round(x["diff"], 4),
+            "95% CI": f"[{x['ci_low']:+.4f}, {x['ci_high']:+.4f}]",
+            "p": round(x["p_value"], 4),
+            "test": x["test"],
+            "verdict": x["verdict"],
+        }
+        for x in result["comparisons"]
+    ]
+
+
+def per_question_rows(result: dict[str, Any], metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One row per question: its text and intent, then for each config its metrics, confidence,
+    whether it abstained, and latency."""
+    metrics = list(metrics or metric_names(result))
+    first = result["configs"][0]["per_question"]
+    rows = []
+    for qid, base in first.items():
+        row: dict[str, Any] = {
+            "id": qid,
+            "question": base.get("question", ""),
+            "intent": base.get("intent", ""),
+        }
+        for c in result["configs"]:
+            pq = c["per_question"].get(qid, {})
+            for m in metrics:
+                v = pq.get(m)
+                row[f"{c['name']}: {m}"] = None if v is None else round(float(v), 4)
+            if "confidence" in pq:
+                conf = pq["confidence"]
+                row[f"{c['name']}: confidence"] = None if conf is None else round(conf, 3)
+                row[f"{c['name']}: abstained"] = pq.get("abstained")
+            row[f"{c['name']}: ms"] = round(pq.get("latency_ms", 0.0), 1)
+        rows.append(row)
+    return rows
+
+
+def per_question_csv(result: dict[str, Any]) -> str:
+    rows = per_question_rows(result)
+    buf = io.StringIO()
+    if rows:
+        writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return buf.getvalue()
+
+
+def intent_slices(result: dict[str, Any], metric: str) -> list[dict[str, Any]]:
+    """Mean ``metric`` per config within each intent (FACT/CONCEPT/COMPARISON), and which config wins."""
+    rows = []
+    lower = lower_is_better(result, metric)
+    for intent in INTENTS:
+        row: dict[str, Any] = {"intent": intent}
+        means = {}
+        n = 0
+        for c in result["configs"]:
+            vals = [
+                v[metric]
+                for v in c["per_question"].values()
+                if v.get("intent") == intent and v.get(metric) is not None
+            ]
+            n = max(n, len(vals))
+            if vals:
+                means[c["name"]] = statistics.fmean(vals)
+            row[c["name"]] = round(means[c["name"]], 4) if c["name"] in means else None
+        row["questions"] = n
+        if len(means) >= 2 and len(set(means.values())) > 1:
+            best = (min if lower else max)(means.values())
+            winners = [k for k, v in means.items() if v == best]
+            row["best"] = " = ".join(winners)
+        else:
+            row["best"] = "tie" if means else "–"
+        rows.append(row)
+    return rows
+
+
+def pareto_front(points: Sequence[tuple[str, float, float]]) -> list[str]:
+    """Names of the points no other point dominates (latency no higher and quality no lower, one of them
+    strictly): ``points`` are ``(name, latency, quality)``."""
+    front = []
+    for name, lat, q in points:
+        dominated = any(
+            (lat2 <= lat and q2 >= q) and (lat2 < lat or q2 > q) for n2, lat2, q2 in points if n2 != name
+        )
+        if not dominated:
+            front.append(name)
+    return front
+
+
+def quality_latency_points(result: dict[str, Any], metric: str) -> list[tuple[str, float, float]]:
+    return [
+        (c["name"], c["latency_ms"]["p50"], c["metrics"][metric])
+        for c in result["configs"]
+        if metric in c["metrics"]
+    ]
+
+
+def warnings(result: dict[str, Any]) -> list[str]:
+    """What a reader must know before trusting the numbers, in plain words."""
+    out = []
+    n = result["questions"]
+    if n < SMALL_SET:
+        out.append(
+            f"Only {n} questions: the set is too small to tell any but large differences apart "
+            f"(aim for {SMALL_SET}+; a few hundred for differences of a few points)."
+        )
+    for c in result["configs"]:
+        fails = c["metrics"].get("judge_parse_failures")
+        if fails:
+            judged = c.get("counts", {}).get("judge_parse_failures", 0)
+            out.append(
+                f"{c['name']}: the judge's reply did not parse on {int(fails)} of {judged} answers; "
+                "those rows have no judge score."
+            )
+    small = {x["metric"] for x in result["comparisons"] if x.get("too_small") and x.get("differing", 0) > 0}
+    if small:
+        out.append(
+            "Too few questions differ to test: " + ", ".join(sorted(small)) + " (reported not significant)."
+        )
+    return out
+
+
+def markdown_report(result: dict[str, Any]) -> str:
+    """The run as Markdown: provenance, metric table per config, every comparison with its CI and
+    verdict, calibration, latency per stage, per-intent slices and warnings."""
+    level = result.get("level", "document")
+    lines = [
+        f"# ragkit evaluation: {Path(result['dataset']).name}",
+        "",
+        f"{result['questions']} questions · {result['dataset_kind']} ({level}-level relevance)"
+        f" · dataset sha256 {result['dataset_hash'][:12]} · ragkit {result['ragkit_version']}"
+        + (f" · run {result['run_id']}" if result.get("run_id") else ""),
+        "",
+    ]
+    for w in warnings(result):
+        lines.append(f"> **Warning:** {w}")
+    if warnings(result):
+        lines.append("")
+    table = metric_table(result)
+    cols = list(table[0])
+    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for row in table:
+        lines.append("| " + " | ".join("–" if row.get(c) is None else f"{row[c]}" for c in cols) + " |")
+    lines += [
+        "",
+        "| a | b | metric | n | diff (b − a) | 95 % CI | p | test | verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for x in result["comparisons"]:
+        lines.append(
+            f"| {x['a']} | {x['b']} | {x['metric']} | {x['n']} | {x['diff']:+.4f} | [{x['ci_low']:+.4f}, "
+            f"{x['ci_high']:+.4f}] | {x['p_value']:.3g} | {x['test']} | {x['verdict']} |"
+        )
+    calibrated = [c for c in result["configs"] if c.get("calibration")]
+    if calibrated:
+        lines += [
+            "",
+            "## Confidence calibration",
+            "",
+            calibrated[0]["calibration"]["correct_means"] + ".",
+            "",
+        ]
+        lines += ["| config | ECE | bins (mean confidence → accuracy, n) |", "|---|---|---|"]
+        for c in calibrated:
+            bins = "; ".join(
+                f"{b['mean_confidence']:.2f}→{b['accuracy']:.2f} ({b['count']})"
+                for b in c["calibration"]["bins"]
+                if b["count"]
+            )
+            lines.append(f"| {c['name']} | {c['calibration']['ece']:.4f} | {bins} |")
+    stages = sorted({s for c in result["configs"] for s in c.get("stage_latency_ms", {})})
+    if stages:
+        lines += ["", "## Latency per stage (p50 / p95 ms)", ""]
+        lines += ["| config | " + " | ".join(stages) + " |", "|---|" + "---|" * len(stages)]
+        for c in result["configs"]:
+            sl = c.get("stage_latency_ms", {})
+            cells = [f"{sl[s]['p50']:.1f} / {sl[s]['p95']:.1f}" if s in sl else "–" for s in stages]
+            lines.append(f"| {c['name']} | " + " | ".join(cells) + " |")
+    metric = default_quality_metric(result)
+    slices = intent_slices(result, metric)
+    names = [c["name"] for c in result["configs"]]
+    lines += ["", f"## By intent ({metric})", "", "| intent | questions | " + " | ".join(names) + " | best |"]
+    lines.append("|---|---|" + "---|" * len(names) + "---|")
+    for s in slices:
+        cells = " | ".join("–" if s[n] is None else f"{s[n]:.4f}" for n in names)
+        lines.append(f"| {s['intent']} | {s['questions']} | {cells} | {s['best']} |")
+    front = pareto_front(quality_latency_points(result, metric))
+    lines += ["", f"Pareto front (p50 latency vs {metric}): {', '.join(front)}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,110 @@
+"""Saved evaluation runs: each result written (atomically) as JSON under ``<index root>/.eval/runs/``,
+listed newest first, and re-run with the same question set, configs and parameters.
+
+A run stores the configs in full, their hashes, the dataset hash, the model ids and the ragkit version;
+questions from a CSV/JSONL upload or from UI labels are stored inline so the run can be repeated
+without the original file. Secrets are never part of a run (configs hold none).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ragkit.config import PipelineConfig
+from ragkit.errors import RagkitError
+from ragkit.evaluation.datasets import LabelledQuestion
+from ragkit.evaluation.runner import QuestionSet, _collection_set, evaluate_configs, load_question_set
+from ragkit.store import atomic_write
+
+
+def runs_dir(index_root: str | Path) -> Path:
+    return Path(index_root) / "runs"
+
+
+def save_run(result: dict[str, Any], index_root: str | Path = "indexes/.eval") -> Path:
+    """Write the run as ``<created>-<run id>.json``; returns the path."""
+    d = runs_dir(index_root)
+    d.mkdir(parents=True, exist_ok=True)
+    stamp = result["created_at"].replace(":", "").replace("-", "").replace("+0000", "Z")
+    path = d / f"{stamp}-{result['run_id']}.json"
+    atomic_write(path, lambda f: json.dump(result, f, indent=1, ensure_ascii=False))
+    return path
+
+
+def list_runs(index_root: str | Path = "indexes/.eval") -> list[dict[str, Any]]:
+    """A summary per saved run (newest first): path, id, time, dataset, configs, questions."""
+    d = runs_dir(index_root)
+    out = []
+    for p in sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []:
+        try:
+            r = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a foreign or damaged file is not a run
+        out.append(
+            {
+                "path": str(p),
+                "run_id": r.get("run_id"),
+                "created_at": r.get("created_at"),
+                "dataset": Path(r.get("dataset", "")).name,
+                "configs": ", ".join(c["name"] for c in r.get("configs", [])),
+                "questions": r.get("questions"),
+            }
+        )
+    return out
+
+
+def load_run(path: str | Path) -> dict[str, Any]:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RagkitError(f"{Path(path).name}: not a saved run ({e})") from None
+
+
+def rerun(
+    saved: dict[str, Any],
+    index_root: str | Path = "indexes/.eval",
+    *,
+    collection: Any = None,
+    progress: Any = None,
+    api_key: str | None = None,
+    judge: Any = None,
+    embedders: dict | None = None,
+) -> tuple[dict[str, Any], list[str]]:
+    """Run a saved run again (same configs, question set and parameters); returns the new result and
+    notes on what changed since (dataset contents, ragkit version)."""
+    configs = [PipelineConfig.from_dict(c["config"]) for c in saved["configs"]]
+    params = saved.get("params", {})
+    kind = saved["dataset_kind"]
+    if kind in ("beir", "squad"):
+        qset = load_question_set(saved["dataset"], holdout=params.get("holdout", 0.0))
+    else:
+        if collection is None:
+            from ragkit.collections import Collection
+
+            collection = Collection(params["collection"])
+        qs = [
+            LabelledQuestion(q[0], q[1], tuple(q[2]), tuple(tuple(r) for r in q[3]))
+            for q in saved["question_set"]
+        ]
+        qset = _collection_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
+        if kind == "labels":
+            qset = QuestionSet(**{**qset.__dict__, "kind": "labels", "level": "chunk"})
+    result = evaluate_configs(
+        qset,
+        configs,
+        params.get("limit"),
+        str(index_root),
+        progress,
+        api_key=api_key,
+        judge=judge,
+        embedders=embedders,
+    )
+    notes = []
+    if result["dataset_hash"] != saved["dataset_hash"]:
+        notes.append("the question set or its documents changed since the saved run (dataset hash differs)")
+    if result["ragkit_version"] != saved.get("ragkit_version"):
+        notes.append(f"ragkit version {saved.get('ragkit_version')} → {result['ragkit_version']}")
+    result["rerun_of"] = saved.get("run_id")
+    return result, notes

@@ -1,0 +1,224 @@
+"""Question-set parsing, UI labels (pooling, persistence, cross-chunker judging), the LLM-judge parser,
+and the pure report functions (Pareto front, intent slices, warnings, CSV)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from ragkit.errors import RagkitError
+from ragkit.evaluation.datasets import parse_question_file
+from ragkit.evaluation.judge import parse_judgement
+from ragkit.evaluation.labels import LabelSet, pool_candidates, question_id
+from ragkit.evaluation.report import (
+    intent_slices,
+    markdown_report,
+    pareto_front,
+    per_question_csv,
+    per_question_rows,
+    warnings,
+)
+from ragkit.types import Chunk, Hit, Span
+
+# ------------------------------------------------------------------ question files
+
+
+def test_csv_question_set_with_lists_and_unanswerable():
+    text = (
+        "question,gold_answer,relevant_sources\n"
+        "Who wrote it?,Sholes | C. Sholes,a.pdf; b.pdf\n"
+        "What is absent?,,\n"
+    )
+    qs = parse_question_file(text, "set.csv")
+    assert [q.qid for q in qs] == ["q0001", "q0002"]
+    assert qs[0].answers == ("Sholes", "C. Sholes") and qs[0].qrels() == {"a.pdf": 1, "b.pdf": 1}
+    assert qs[0].answerable and not qs[1].answerable
+
+
+def test_jsonl_question_set_accepts_lists_and_ids():
+    lines = [
+        {"id": "x1", "question": "Q one?", "gold_answer": ["A", "B"], "relevant_sources": ["a.txt"]},
+        {"question": "Q two?", "gold_answer": "C"},
+    ]
+    qs = parse_question_file("\n".join(json.dumps(x) for x in lines) + "\n\n", "set.jsonl")
+    assert qs[0].qid == "x1" and qs[0].answers == ("A", "B") and qs[1].answers == ("C",)
+    assert qs[1].answerable and not qs[1].relevant
+
+
+@pytest.mark.parametrize(
+    "text, name, message",
+    [
+        ("query,answer\nx,y\n", "s.csv", "s.csv: no 'question' column (found: query, answer)"),
+        ("question\n\n", "s.csv", "s.csv: no questions found"),
+        ("question,gold_answer\n ,y\n", "s.csv", "s.csv: line 2 has no question"),
+        ('{"question": "a"}\n{oops\n', "s.jsonl", "s.jsonl: line 2 is not valid JSON"),
+        ('["a"]\n', "s.jsonl", "s.jsonl: line 1 is not a JSON object"),
+        ('{"id": 1, "question": "a"}\n{"id": 1, "question": "b"}\n', "s.jsonl", "repeats the id '1'"),
+        ("question\nx\n", "s.xlsx", "s.xlsx: question sets are .csv or .jsonl"),
+    ],
+)
+def test_bad_question_files_name_file_and_cause(text, name, message):
+    with pytest.raises(RagkitError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        parse_question_file(text, name)
+
+
+# ------------------------------------------------------------------ labels
+
+
+def chunk(cid: str, source: str, page: int, start: int, end: int) -> Chunk:
+    return Chunk(cid, "d-" + source, source, 0, "x" * (end - start), (Span(page, start, end),))
+
+
+def hits(*chunks: Chunk) -> list[Hit]:
+    return [Hit(c, i + 1, 1.0 / (i + 1), "dense") for i, c in enumerate(chunks)]
+
+
+def test_pool_is_the_union_in_an_order_independent_of_the_configs():
+    c1, c2, c3 = (
+        chunk("c1", "a.txt", 1, 0, 100),
+        chunk("c2", "a.txt", 1, 100, 200),
+        chunk("c3", "b.txt", 1, 0, 50),
+    )
+    ab = pool_candidates("q?", [hits(c1, c2), hits(c3, c1)])
+    ba = pool_candidates("q?", [hits(c3, c1), hits(c2, c1)])
+    assert [c.chunk_id for c in ab] == [c.chunk_id for c in ba]  # neither config's ranking leaks in
+    assert sorted(c.chunk_id for c in ab) == ["c1", "c2", "c3"]
+    orders = {
+        tuple(c.chunk_id for c in pool_candidates(f"question {i}", [hits(c1, c2, c3)])) for i in range(20)
+    }
+    assert len(orders) > 1  # the order is not simply A's rank order or sorted ids
+
+
+def test_labels_persist_latest_wins_and_become_chunk_qrels(tmp_path):
+    path = tmp_path / "labels.jsonl"
+    ls = LabelSet(path)
+    c1, c2 = chunk("c1", "a.txt", 1, 0, 100), chunk("c2", "a.txt", 1, 100, 200)
+    ls.set("Who?", c1, True)
+    ls.set("Who?", c2, True)
+    ls.set("who? ", c2, False)  # same question (case/space), latest label wins
+    ls.set("Nothing here?", c1, False)
+    ls.save()
+    again = LabelSet(path)
+    assert len(again) == 3
+    qs = {q.question: q for q in again.questions()}
+    assert qs["Who?"].qrels() == {"c1": 1} and qs["Who?"].qid == question_id("WHO?")
+    assert not qs["Nothing here?"].answerable  # every candidate judged not relevant: no evidence
+    assert not list(tmp_path.glob("*.tmp*"))
+
+
+def test_other_chunkers_are_judged_by_overlap_with_labelled_chunks(tmp_path):
+    ls = LabelSet(tmp_path / "l.jsonl")
+    ls.set("q", chunk("s-1", "a.txt", 2, 100, 300), True)
+    inside = chunk("w-7", "a.txt", 2, 120, 280)  # entirely inside the labelled chunk
+    half = chunk("w-8", "a.txt", 2, 250, 350)  # only 50 of 100 characters inside: counts (>= half)
+    mostly_out = chunk("w-9", "a.txt", 2, 280, 400)  # 20 of 120 inside
+    other_page = chunk("w-10", "a.txt", 3, 120, 280)
+    other_file = chunk("w-11", "b.txt", 2, 120, 280)
+    assert ls.judgement_unit("q", inside) == "s-1" and ls.judgement_unit("q", half) == "s-1"
+    for c in (mostly_out, other_page, other_file):
+        assert ls.judgement_unit("q", c) == c.chunk_id
+    assert ls.judgement_unit("another question", inside) == "w-7"
+
+
+# ------------------------------------------------------------------ judge replies
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ('{"faithfulness": 5, "relevance": 3}', (1.0, 0.5)),
+        ('Sure! ```json\n{"faithfulness": 1, "relevance": 5}\n```', (0.0, 1.0)),
+        ('{"note": 1} then {"faithfulness": "4", "relevance": 4}', (0.75, 0.75)),
+        ("I think it is faithful.", None),
+        ('{"faithfulness": 9, "relevance": 3}', None),
+        ('{"faithfulness": 4}', None),
+        ("{not json}", None),
+    ],
+)
+def test_parse_judgement(reply, expected):
+    assert parse_judgement(reply) == expected
+
+
+# ------------------------------------------------------------------ report functions
+
+
+def test_pareto_front():
+    pts = [("fast-bad", 10, 0.5), ("slow-good", 100, 0.9), ("dominated", 120, 0.8), ("mid", 50, 0.7)]
+    assert pareto_front(pts) == ["fast-bad", "slow-good", "mid"]
+    assert pareto_front([("a", 10, 0.5), ("b", 10, 0.5)]) == ["a", "b"]  # equal points dominate neither
+    assert pareto_front([("a", 10, 0.5), ("b", 10, 0.6)]) == ["b"]
+
+
+def fake_result(n: int = 4) -> dict:
+    intents = ["FACT", "FACT", "CONCEPT", "COMPARISON"]
+
+    def pq(vals):
+        return {
+            f"q{i}": {"question": f"question {i}", "intent": intents[i % 4], "f1": v, "latency_ms": 1.0}
+            for i, v in enumerate(vals)
+        }
+
+    a = [0.0, 0.5, 1.0, 0.0][:n]
+    b = [1.0, 0.5, 0.0, 0.0][:n]
+    return {
+        "dataset": "x.json",
+        "dataset_kind": "squad",
+        "dataset_hash": "0" * 64,
+        "ragkit_version": "0",
+        "questions": n,
+        "metric_names": ["f1"],
+        "lower_is_better": [],
+        "configs": [
+            {
+                "name": n_,
+                "hash": "h" * 12,
+                "metrics": {"f1": sum(v) / n},
+                "latency_ms": {"p50": lat, "p95": lat},
+                "per_question": pq(v),
+            }
+            for n_, v, lat in (("A", a, 5.0), ("B", b, 9.0))
+        ],
+        "comparisons": [
+            {
+                "a": "A",
+                "b": "B",
+                "metric": "f1",
+                "n": n,
+                "diff": 0.0,
+                "ci_low": -0.5,
+                "ci_high": 0.5,
+                "p_value": 1.0,
+                "test": "sign test",
+                "significant": False,
+                "too_small": True,
+                "differing": 2,
+                "verdict": "too few questions differ to tell (2 of 4); not significant",
+            }
+        ],
+    }
+
+
+def test_intent_slices_name_the_winner_per_intent():
+    rows = {r["intent"]: r for r in intent_slices(fake_result(), "f1")}
+    assert rows["FACT"]["A"] == 0.25 and rows["FACT"]["B"] == 0.75 and rows["FACT"]["best"] == "B"
+    assert rows["CONCEPT"]["best"] == "A" and rows["COMPARISON"]["best"] == "tie"
+    assert rows["FACT"]["questions"] == 2
+
+
+def test_warnings_and_markdown_say_too_small_plainly():
+    r = fake_result()
+    w = warnings(r)
+    assert any("Only 4 questions" in x for x in w) and any("Too few questions differ" in x for x in w)
+    md = markdown_report(r)
+    assert "**Warning:**" in md and "not significant" in md and "| FACT | 2 |" in md
+    assert "Pareto front (p50 latency vs f1): A\n" in md  # same mean f1, B slower: dominated
+
+
+def test_per_question_csv_round_trips():
+    r = fake_result()
+    rows = list(csv.DictReader(io.StringIO(per_question_csv(r))))
+    assert len(rows) == 4 and rows[0]["A: f1"] == "0.0" and rows[0]["B: f1"] == "1.0"
+    assert [x["id"] for x in rows] == [x["id"] for x in per_question_rows(r)]
