@@ -16,6 +16,7 @@ nav = st.navigation(
         st.Page(PAGES / "documents.py", title="Documents", icon=":material/description:", default=True),
         st.Page(PAGES / "ask.py", title="Ask", icon=":material/chat:"),
         st.Page(PAGES / "compare.py", title="Compare", icon=":material/compare_arrows:"),
+        st.Page(PAGES / "evaluate.py", title="Evaluate", icon=":material/analytics:"),
         st.Page(PAGES / "indexes.py", title="CLI indexes", icon=":material/folder:"),
     ]
 )

@@ -18,8 +18,64 @@ st.caption(
     f"**A**: {widgets.config_summary(cfg_a)}  \n**B**: {widgets.config_summary(cfg_b)}  \n"
     "Edit either one in the sidebar (Editing: A / B)."
 )
+
+
+def show_comparison(stored) -> None:
+    """Both answers side by side with overlap metrics (from this page, or opened from Evaluate)."""
+    result, store_a, store_b, *rest = stored
+    label_a, label_b = rest[0] if rest else ("A", "B")
+    if rest:
+        st.caption(f"Opened from an evaluation run: **{label_a}** vs **{label_b}** on “{result.question}”")
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Shared chunks", f"{len(result.hits.shared)} / {max(len(result.a.hits), len(result.b.hits))}")
+    m2.metric("Jaccard", f"{result.hits.jaccard:.2f}")
+    m3.metric("Rank-biased overlap", f"{result.hits.rbo:.2f}")
+    left, right = st.columns(2)
+    for col, name, ans, store, side in (
+        (left, label_a, result.a, store_a, "a"),
+        (right, label_b, result.b, store_b, "b"),
+    ):
+        with col:
+            st.subheader(f"Config {name}")
+            st.markdown(ans.text)
+            widgets.render_citations(ans, store)
+            if ans.abstained:
+                st.warning(f"Abstained: {ans.abstain_reason}")
+            if ans.mode == "rag":
+                st.plotly_chart(
+                    confidence_gauge(ans.confidence, title=f"{name}: confidence"),
+                    key=f"cmp_gauge_{side}",
+                    width="stretch",
+                )
+            st.plotly_chart(
+                latency_bar(ans.timings_ms, f"{name}: latency (ms)"), key=f"cmp_lat_{side}", width="stretch"
+            )
+            rows = hit_rows(ans.hits, result.hits, side)
+            cols = [
+                "rank",
+                "shared",
+                "shift",
+                "source",
+                "page",
+                "dense score",
+                "bm25 score",
+                "rrf score",
+                "rerank score",
+                "movement",
+                "text",
+            ]
+            st.dataframe(
+                [{c: r.get(c) for c in cols} for r in rows],
+                hide_index=True,
+                width="stretch",
+                key=f"cmp_hits_{side}",
+            )
+
+
 if collection is None or not collection.documents():
     st.info("Upload documents on the Documents page first: there is nothing to compare on yet.")
+    if state.get(state.COMPARE_RESULT):
+        show_comparison(st.session_state[state.COMPARE_RESULT])
     st.stop()
 
 
@@ -43,55 +99,7 @@ with single:
         except RagkitError as e:
             st.error(str(e))
     if state.get(state.COMPARE_RESULT):
-        result, store_a, store_b = st.session_state[state.COMPARE_RESULT]
-        m1, m2, m3 = st.columns(3)
-        m1.metric(
-            "Shared chunks", f"{len(result.hits.shared)} / {max(len(result.a.hits), len(result.b.hits))}"
-        )
-        m2.metric("Jaccard", f"{result.hits.jaccard:.2f}")
-        m3.metric("Rank-biased overlap", f"{result.hits.rbo:.2f}")
-        left, right = st.columns(2)
-        for col, name, ans, store, side in (
-            (left, "A", result.a, store_a, "a"),
-            (right, "B", result.b, store_b, "b"),
-        ):
-            with col:
-                st.subheader(f"Config {name}")
-                st.markdown(ans.text)
-                widgets.render_citations(ans, store)
-                if ans.abstained:
-                    st.warning(f"Abstained: {ans.abstain_reason}")
-                if ans.mode == "rag":
-                    st.plotly_chart(
-                        confidence_gauge(ans.confidence, title=f"{name}: confidence"),
-                        key=f"cmp_gauge_{name}",
-                        width="stretch",
-                    )
-                st.plotly_chart(
-                    latency_bar(ans.timings_ms, f"{name}: latency (ms)"),
-                    key=f"cmp_lat_{name}",
-                    width="stretch",
-                )
-                rows = hit_rows(ans.hits, result.hits, side)
-                cols = [
-                    "rank",
-                    "shared",
-                    "shift",
-                    "source",
-                    "page",
-                    "dense score",
-                    "bm25 score",
-                    "rrf score",
-                    "rerank score",
-                    "movement",
-                    "text",
-                ]
-                st.dataframe(
-                    [{c: r.get(c) for c in cols} for r in rows],
-                    hide_index=True,
-                    width="stretch",
-                    key=f"cmp_hits_{name}",
-                )
+        show_comparison(st.session_state[state.COMPARE_RESULT])
 
 with batch:
     text = st.text_area("Questions, one per line", height=150, key="batch_text")

@@ -16,6 +16,9 @@ CHAT = "chat"  # list of (question, Answer | None, error | None)
 INGEST_REPORT = "ingest_report"
 COMPARE_RESULT = "compare_result"
 BATCH_RESULT = "batch_result"
+EVAL_RESULT = "eval_result"  # the evaluation result dict shown on the Evaluate page
+EVAL_NOTES = "eval_notes"  # notes from a re-run (what changed since the saved run)
+LABEL_POOL = "label_pool"  # (question, [Chunk]) candidates being labelled
 
 
 def init() -> None:

@@ -32,6 +32,23 @@ def saved_config_names() -> list[str]:
     return sorted(p.stem for p in d.glob("*.json")) if d.is_dir() else []
 
 
+SHIPPED_CONFIGS = Path(__file__).resolve().parents[1] / "configs"
+
+
+def config_choices() -> dict[str, PipelineConfig]:
+    """Every config the Evaluate page can run, by label: sidebar A and B, saved ones, shipped examples.
+    Each is renamed to its label, so results and comparisons name them the way the user chose them."""
+    out = {"A": state.config("A"), "B": state.config("B")}
+    for name in saved_config_names():
+        try:
+            out.setdefault(name, PipelineConfig.load(configs_dir() / f"{name}.json"))
+        except RagkitError:
+            continue  # an unreadable saved file is reported where configs are loaded, not here
+    for p in sorted(SHIPPED_CONFIGS.glob("*.json")):
+        out.setdefault(p.stem, PipelineConfig.load(p))
+    return {k: replace(v, name=k) for k, v in out.items()}
+
+
 def active_collection() -> Collection | None:
     name = state.get(state.COLLECTION)
     if not name:

@@ -45,6 +45,12 @@ def pool_candidates(question: str, hit_lists: Sequence[Sequence[Hit]]) -> list[C
     return [chunks[c] for c in sorted(chunks, key=key)]
 
 
+def candidates_for(question: str, pipelines: Sequence[object]) -> list[Chunk]:
+    """The pooled candidates of several pipelines for one question (each retrieves its own top-k)."""
+    hit_lists = [p.retriever.search(question, p.config.top_k) for p in pipelines]  # type: ignore[attr-defined]
+    return pool_candidates(question, hit_lists)
+
+
 @dataclass(frozen=True)
 class Label:
     question: str

@@ -9,6 +9,7 @@ without the original file. Secrets are never part of a run (configs hold none).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,52 @@ def load_run(path: str | Path) -> dict[str, Any]:
         raise RagkitError(f"{Path(path).name}: not a saved run ({e})") from None
 
 
+def question_set_of(saved: dict[str, Any], collection: Any = None) -> QuestionSet:
+    """The question set a saved run used: its dataset path again, or the questions stored in the run."""
+    params = saved.get("params", {})
+    kind = saved["dataset_kind"]
+    if kind in ("beir", "squad"):
+        return load_question_set(saved["dataset"], holdout=params.get("holdout", 0.0))
+    if collection is None:
+        from ragkit.collections import Collection
+
+        collection = Collection(params["collection"])
+    qs = [
+        LabelledQuestion(q[0], q[1], tuple(q[2]), tuple(tuple(r) for r in q[3]))
+        for q in saved["question_set"]
+    ]
+    qset = _collection_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
+    if kind == "labels":
+        qset = QuestionSet(**{**qset.__dict__, "kind": "labels", "level": "chunk"})
+    return qset
+
+
+def pipelines_for(
+    saved: dict[str, Any],
+    names: Sequence[str],
+    index_root: str | Path = "indexes/.eval",
+    *,
+    collection: Any = None,
+    api_key: str | None = None,
+    embedders: dict | None = None,
+) -> list[Any]:
+    """Pipelines for the named configs of a run, over the same index the run searched (to open one of
+    its questions in the Compare view)."""
+    from ragkit.evaluation.runner import _index_for
+    from ragkit.pipeline import RagPipeline
+
+    qset = question_set_of(saved, collection)
+    embedders = embedders if embedders is not None else {}
+    by_name = {c["name"]: PipelineConfig.from_dict(c["config"]) for c in saved["configs"]}
+    out = []
+    for n in names:
+        if n not in by_name:
+            raise RagkitError(f"run {saved.get('run_id')} has no config named {n!r}")
+        store, emb = _index_for(qset, by_name[n], embedders, str(index_root), None)
+        out.append(RagPipeline(by_name[n], store, emb, api_key=api_key))
+    return out
+
+
 def rerun(
     saved: dict[str, Any],
     index_root: str | Path = "indexes/.eval",
@@ -76,21 +123,7 @@ def rerun(
     notes on what changed since (dataset contents, ragkit version)."""
     configs = [PipelineConfig.from_dict(c["config"]) for c in saved["configs"]]
     params = saved.get("params", {})
-    kind = saved["dataset_kind"]
-    if kind in ("beir", "squad"):
-        qset = load_question_set(saved["dataset"], holdout=params.get("holdout", 0.0))
-    else:
-        if collection is None:
-            from ragkit.collections import Collection
-
-            collection = Collection(params["collection"])
-        qs = [
-            LabelledQuestion(q[0], q[1], tuple(q[2]), tuple(tuple(r) for r in q[3]))
-            for q in saved["question_set"]
-        ]
-        qset = _collection_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
-        if kind == "labels":
-            qset = QuestionSet(**{**qset.__dict__, "kind": "labels", "level": "chunk"})
+    qset = question_set_of(saved, collection)
     result = evaluate_configs(
         qset,
         configs,

@@ -144,3 +144,27 @@ def _journey(page, tmp_path, evaldata, expect):
     expect(page.get_by_role("heading", name="Config B")).to_be_visible()
     expect(page.get_by_text("A: confidence").first).to_be_visible()
     assert shot(page, tmp_path, "compare.png").stat().st_size > 10_000
+
+    # evaluate A and B on a tiny uploaded question set
+    sidebar.get_by_role("link", name="Evaluate").click()
+    qfile = tmp_path / "questions.csv"
+    qfile.write_text(
+        "question,gold_answer,relevant_sources\n"
+        f'"{QUESTION}",Sholes,docling_multi_page.pdf\n'
+        '"What was the IBM MT/ST?",magnetic tape,docling_multi_page.pdf\n'
+        '"What is the boiling point of liquid nitrogen on Mars?",,\n'
+    )
+    main.locator('input[type="file"]').set_input_files(str(qfile))
+    expect(main.get_by_text("questions.csv").first).to_be_visible()  # uploaded before we run
+    main.get_by_role("button", name="Run evaluation").click()
+    expect(main.get_by_text("Paired comparisons").first).to_be_visible()
+    expect(main.get_by_text("too small to tell").first).to_be_visible()
+    expect(main.get_by_text("on ndcg@10:").first).to_be_visible()
+    expect(main.get_by_text("Reliability of the retrieval confidence").first).to_be_visible()
+    expect(main.get_by_role("button", name="Export Markdown")).to_be_visible()
+    assert main.locator(".js-plotly-plot").count() >= 4
+    main.get_by_text("Metrics per configuration").first.scroll_into_view_if_needed()
+    page.mouse.move(700, 500)
+    page.mouse.wheel(0, 250)  # the tables, verdicts and first charts in one screen
+    page.wait_for_timeout(500)
+    assert shot(page, tmp_path, "evaluate.png").stat().st_size > 10_000

@@ -1,0 +1,308 @@
+"""Evaluate: run 2-4 configs over a labelled question set, with CIs, significance and calibration;
+label retrieved chunks; saved runs. Layout only: the work is in ragkit.evaluation."""
+
+from pathlib import Path
+
+import streamlit as st
+
+from ragkit.collections import default_root
+from ragkit.compare import compare_question
+from ragkit.errors import RagkitError
+from ragkit.evaluation import report
+from ragkit.evaluation.labels import LabelSet, candidates_for
+from ragkit.evaluation.runner import evaluate_configs, load_question_set
+from ragkit.evaluation.runs import list_runs, load_run, pipelines_for, rerun, save_run
+from ragkit.viz import intent_chart, quality_latency_chart, reliability_diagram, risk_coverage_chart
+from ui import resources, state, widgets
+
+EVAL_ROOT = default_root() / ".eval"
+SOURCES = {
+    "upload": "Upload a CSV/JSONL (over the active collection)",
+    "labels": "Labels saved with the active collection",
+    "path": "A path: BEIR folder, SQuAD .json, or .csv/.jsonl",
+}
+
+st.title("Evaluate")
+st.caption(
+    "Run 2–4 configurations over the same labelled questions. Every difference comes with a paired "
+    "bootstrap 95 % CI and a paired test; runs are saved with config hashes, dataset hash and model ids."
+)
+collection = widgets.active_collection()
+
+
+def embedders_for(configs) -> dict:
+    return {c.embedding_model: resources.embedder(c.embedding_model) for c in configs}
+
+
+def progress_callback(bar):
+    def update(stage: str, done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{stage}: {done}/{total}")
+
+    return update
+
+
+def build_judge(backend: str, model: str):
+    from ragkit.evaluation.judge import LLMJudge
+    from ragkit.llms import build_llm
+
+    cfg = state.config("A")
+    return LLMJudge(build_llm(backend, model=model or None, api_key=state.groq_key(), host=cfg.ollama_host))
+
+
+def show_result(result: dict) -> None:
+    names = [c["name"] for c in result["configs"]]
+    st.subheader(f"Run {result.get('run_id', '')}: {Path(result['dataset']).name}")
+    st.caption(
+        f"{result['questions']} questions · {result['dataset_kind']} · "
+        f"{result.get('level', 'document')}-level relevance · "
+        f"dataset sha256 {result['dataset_hash'][:12]} · ragkit {result['ragkit_version']}"
+    )
+    for note in state.get(state.EVAL_NOTES) or []:
+        st.info(f"Re-run: {note}")
+    for w in report.warnings(result):
+        st.warning(w)
+    st.markdown("**Metrics per configuration**")
+    st.dataframe(report.metric_table(result), hide_index=True, width="stretch", key="eval_metrics")
+    st.markdown("**Paired comparisons** (B − A; bootstrap 95 % CI; Wilcoxon or sign test)")
+    rows = report.comparison_rows(result)
+    st.dataframe(rows, hide_index=True, width="stretch", key="eval_comparisons")
+    metric = report.default_quality_metric(result)
+    for x in rows:
+        if x["metric"] == metric:
+            st.markdown(f"- **{x['A']} vs {x['B']}** on {metric}: {x['verdict']}")
+
+    st.markdown("**Charts**")
+    options = [m for m in report.metric_names(result) if all(m in c["metrics"] for c in result["configs"])]
+    chart_metric = st.selectbox(
+        "Quality metric for the charts",
+        options,
+        index=options.index(metric) if metric in options else 0,
+        key="eval_chart_metric",
+    )
+    c1, c2 = st.columns(2)
+    points = report.quality_latency_points(result, chart_metric)
+    c1.plotly_chart(
+        quality_latency_chart(points, report.pareto_front(points), chart_metric),
+        key="eval_pareto",
+        width="stretch",
+    )
+    slices = report.intent_slices(result, chart_metric)
+    c2.plotly_chart(intent_chart(slices, names, chart_metric), key="eval_intent", width="stretch")
+    st.dataframe(slices, hide_index=True, width="stretch", key="eval_intent_table")
+    if any(c.get("calibration") for c in result["configs"]):
+        c3, c4 = st.columns(2)
+        c3.plotly_chart(reliability_diagram(result["configs"]), key="eval_reliability", width="stretch")
+        c4.plotly_chart(risk_coverage_chart(result["configs"]), key="eval_risk", width="stretch")
+        st.caption(f"Calibration: {result['configs'][0]['calibration']['correct_means']}.")
+
+    st.markdown("**Per question**")
+    table = report.per_question_rows(result)
+    st.dataframe(table, hide_index=True, width="stretch", key="eval_per_question")
+    with st.form("drilldown"):
+        labels = [f"{r['id']} — {r['question'][:90]}" for r in table]
+        pick = st.selectbox("Open a question in the Compare view", labels, key="eval_drill_q")
+        ca, cb = st.columns(2)
+        a = ca.selectbox("Left", names, index=0, key="eval_drill_a")
+        b = cb.selectbox("Right", names, index=min(1, len(names) - 1), key="eval_drill_b")
+        go = st.form_submit_button("Open in Compare")
+    if go and pick:
+        question = table[labels.index(pick)]["question"]
+        try:
+            with st.spinner("Asking both configurations…"):
+                pa, pb = pipelines_for(
+                    result,
+                    [a, b],
+                    EVAL_ROOT,
+                    collection=collection,
+                    api_key=state.groq_key(),
+                    embedders={},
+                )
+                st.session_state[state.COMPARE_RESULT] = (
+                    compare_question(pa, pb, question),
+                    pa.store,
+                    pb.store,
+                    (a, b),
+                )
+            st.switch_page(str(Path(__file__).resolve().parent / "compare.py"))
+        except RagkitError as e:
+            st.error(str(e))
+
+    e1, e2, e3 = st.columns(3)
+    with e1:
+        widgets.download_json("Export JSON", result, f"ragkit-eval-{result.get('run_id')}.json", "eval_json")
+    e2.download_button(
+        "Export CSV", report.per_question_csv(result), f"ragkit-eval-{result.get('run_id')}.csv", "text/csv"
+    )
+    e3.download_button(
+        "Export Markdown",
+        report.markdown_report(result),
+        f"ragkit-eval-{result.get('run_id')}.md",
+        "text/markdown",
+    )
+
+
+run_tab, label_tab, saved_tab = st.tabs(["Run", "Label", "Saved runs"])
+
+with run_tab:
+    source = st.radio("Question set", list(SOURCES), format_func=SOURCES.get, key="eval_source")
+    upload, path, holdout = None, "", 0.0
+    if source == "upload":
+        upload = st.file_uploader(
+            "Columns: question, gold_answer, relevant_sources (file names; several separated by ';')",
+            type=["csv", "jsonl"],
+            key="eval_upload",
+        )
+    elif source == "path":
+        path = st.text_input("Path", key="eval_path", placeholder="../shared/evaldata/xquad_en/xquad.en.json")
+        holdout = st.number_input(
+            "SQuAD: share of paragraphs held out of the index (their questions test 'I don't know')",
+            min_value=0.0,
+            max_value=0.5,
+            step=0.05,
+            key=widgets._seed("eval_holdout", 0.0),
+        )
+    choices = widgets.config_choices()
+    chosen = st.multiselect(
+        "Configurations (2–4)",
+        list(choices),
+        key=widgets._seed("eval_configs", ["A", "B"]),
+        max_selections=4,
+        help="A and B are the sidebar's; saved configs and the shipped examples (configs/*.json) follow.",
+    )
+    for name in chosen:
+        st.caption(f"**{name}**: {widgets.config_summary(choices[name])}")
+    limit = st.number_input(
+        "Only the first N questions (0 = all)", min_value=0, step=10, key=widgets._seed("eval_limit", 0)
+    )
+    with st.expander("LLM judge (optional: faithfulness and answer relevance)"):
+        use_judge = st.toggle("Grade answers with an LLM judge", key="eval_judge")
+        jb = st.selectbox("Judge backend", ["groq", "ollama"], key="eval_judge_backend")
+        jm = st.text_input("Judge model (blank: the backend's default)", key="eval_judge_model")
+    if st.button("Run evaluation", type="primary"):
+        try:
+            if len(chosen) < 2:
+                raise RagkitError("choose at least two configurations to compare")
+            if source == "upload":
+                if upload is None:
+                    raise RagkitError("upload a .csv or .jsonl question set first")
+                qset = load_question_set(
+                    text=upload.getvalue().decode("utf-8-sig", "replace"),
+                    filename=upload.name,
+                    collection=collection,
+                )
+            elif source == "labels":
+                qset = load_question_set(collection=collection, labels=True)
+            else:
+                if not path.strip():
+                    raise RagkitError("give the path of a question set")
+                qset = load_question_set(path.strip(), collection=collection, holdout=holdout)
+            configs = [choices[n] for n in chosen]
+            judge = build_judge(jb, jm) if use_judge else None
+            bar = st.progress(0.0, text="Starting…")
+            result = evaluate_configs(
+                qset,
+                configs,
+                int(limit) or None,
+                str(EVAL_ROOT),
+                progress_callback(bar),
+                api_key=state.groq_key(),
+                judge=judge,
+                embedders=embedders_for(configs),
+            )
+            bar.empty()
+            saved = save_run(result, EVAL_ROOT)
+            st.session_state[state.EVAL_RESULT] = result
+            st.session_state[state.EVAL_NOTES] = []
+            st.success(f"Saved as {saved.name}")
+        except RagkitError as e:
+            st.error(str(e))
+    if state.get(state.EVAL_RESULT):
+        show_result(st.session_state[state.EVAL_RESULT])
+
+with label_tab:
+    if collection is None or not collection.documents():
+        st.info("Labels belong to a collection: upload documents on the Documents page first.")
+    else:
+        labels = LabelSet.for_collection(collection)
+        st.caption(
+            "Candidates are pooled from configs A and B (sidebar) and shown in a neutral order, so the "
+            f"labels favour neither. {len(labels.questions())} questions labelled in "
+            f"'{collection.name}' so far."
+        )
+        with st.form("label_question"):
+            q = st.text_input("Question to label", key="label_question_text")
+            find = st.form_submit_button("Find candidates (A ∪ B)")
+        if find and q.strip():
+            try:
+                key = state.groq_key()
+                pipes = [resources.pipeline(collection, state.config(w), key) for w in ("A", "B")]
+                st.session_state[state.LABEL_POOL] = (q.strip(), candidates_for(q.strip(), pipes))
+            except RagkitError as e:
+                st.error(str(e))
+        pool = state.get(state.LABEL_POOL)
+        if pool:
+            question, chunks = pool
+            existing = labels.for_question(question)
+            with st.form("label_candidates"):
+                st.markdown(f"**{question}** — {len(chunks)} candidates")
+                for i, ch in enumerate(chunks):
+                    prior = existing.get(ch.chunk_id)
+                    st.radio(
+                        f"Candidate {i + 1} · {ch.source} · page {ch.page}",
+                        ["not judged", "relevant", "not relevant"],
+                        index=0 if prior is None else (1 if prior.relevant else 2),
+                        horizontal=True,
+                        key=f"label_{i}",
+                    )
+                    st.text(ch.text[:700])
+                save = st.form_submit_button("Save labels")
+            if save:
+                n = 0
+                for i, ch in enumerate(chunks):
+                    verdict = st.session_state.get(f"label_{i}")
+                    if verdict in ("relevant", "not relevant"):
+                        labels.set(question, ch, verdict == "relevant")
+                        n += 1
+                labels.save()
+                st.success(f"Saved {n} labels for this question; they count as qrels in evaluations.")
+
+with saved_tab:
+    runs = list_runs(EVAL_ROOT)
+    if not runs:
+        st.info("No saved runs yet: every evaluation run is saved here.")
+    else:
+        st.dataframe(
+            [{k: r[k] for k in ("created_at", "run_id", "dataset", "configs", "questions")} for r in runs],
+            hide_index=True,
+            width="stretch",
+            key="eval_runs",
+        )
+        pick = st.selectbox(
+            "Saved run",
+            range(len(runs)),
+            format_func=lambda i: f"{runs[i]['created_at']} · {runs[i]['dataset']} · {runs[i]['configs']}",
+            key="eval_saved_pick",
+        )
+        c1, c2 = st.columns(2)
+        if c1.button("Show"):
+            st.session_state[state.EVAL_RESULT] = load_run(runs[pick]["path"])
+            st.session_state[state.EVAL_NOTES] = []
+            st.rerun()  # the Run tab (drawn above) shows it
+        if c2.button("Re-run"):
+            try:
+                saved = load_run(runs[pick]["path"])
+                bar = st.progress(0.0, text="Re-running…")
+                result, notes = rerun(
+                    saved,
+                    EVAL_ROOT,
+                    collection=None,
+                    progress=progress_callback(bar),
+                    api_key=state.groq_key(),
+                )
+                bar.empty()
+                save_run(result, EVAL_ROOT)
+                st.session_state[state.EVAL_RESULT] = result
+                st.session_state[state.EVAL_NOTES] = notes or ["same dataset and ragkit version as before"]
+                st.rerun()  # the Run tab (drawn above) shows it
+            except RagkitError as e:
+                st.error(str(e))
