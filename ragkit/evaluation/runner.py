@@ -22,6 +22,7 @@ import itertools
 import json
 import statistics
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -473,9 +474,7 @@ def evaluate_configs(
             )
             comparisons.append({"a": ra.config.name, "b": rb.config.name, "metric": m, **res.to_dict()})
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-    run_id = hashlib.sha256(f"{created}{qset.hash}{[c.cache_key() for c in configs]}".encode()).hexdigest()[
-        :10
-    ]
+    run_id = uuid.uuid4().hex[:10]  # unique even for two runs of the same set in the same second
     return {
         "run_id": run_id,
         "created_at": created,

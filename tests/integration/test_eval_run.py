@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -288,3 +289,33 @@ def test_cli_eval_run_with_shipped_configs(beir_dir, tmp_path):
     assert [c["name"] for c in data["configs"]] == ["bm25", "hybrid"]
     assert {"dataset", "configs", "comparisons"} <= set(data)
     assert "| bm25 | hybrid | ndcg@10 |" in rep.read_text() and "| hybrid |" in proc.stdout
+
+
+def test_cli_eval_run_over_a_collection_saves_the_run(collection, tmp_path):
+    qfile = tmp_path / "mine.csv"
+    qfile.write_text(csv_set())
+    configs = Path(__file__).resolve().parents[2] / "configs"
+    common = ["--config", str(configs / "bm25.json"), "--config", str(configs / "dense.json")]
+    common += ["--index-root", str(tmp_path / "eval")]
+    root = str(collection.path.parent)
+    proc = run_ragkit(
+        "eval",
+        "run",
+        "--collection",
+        "tiny",
+        "--dataset",
+        str(qfile),
+        "--save",
+        *common,
+        RAGKIT_INDEX_ROOT=root,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "idk_when_absent" in proc.stdout and "| bm25 | dense |" in proc.stdout
+    saved = list((tmp_path / "eval" / "runs").glob("*.json"))
+    assert len(saved) == 1 and json.loads(saved[0].read_text())["params"]["collection"] == "tiny"
+    proc = run_ragkit("eval", "run", "--dataset", str(qfile), *common, RAGKIT_INDEX_ROOT=root)
+    assert proc.returncode != 0 and "mine.csv: a CSV/JSONL question set runs over a collection" in proc.stderr
+    proc = run_ragkit(
+        "eval", "run", "--collection", "nope", "--dataset", "labels", *common, RAGKIT_INDEX_ROOT=root
+    )
+    assert proc.returncode != 0 and "no collection 'nope'" in proc.stderr
