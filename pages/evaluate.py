@@ -89,6 +89,7 @@ def show_result(result: dict) -> None:
     slices = report.intent_slices(result, chart_metric)
     c2.plotly_chart(intent_chart(slices, names, chart_metric), key="eval_intent", width="stretch")
     st.dataframe(slices, hide_index=True, width="stretch", key="eval_intent_table")
+    st.caption("Per-intent means are descriptive: slices are small and are not tested separately.")
     if any(c.get("calibration") for c in result["configs"]):
         c3, c4 = st.columns(2)
         c3.plotly_chart(reliability_diagram(result["configs"]), key="eval_reliability", width="stretch")
@@ -115,7 +116,10 @@ def show_result(result: dict) -> None:
                     EVAL_ROOT,
                     collection=collection,
                     api_key=state.groq_key(),
-                    embedders={},
+                    embedders={
+                        m: resources.embedder(m)
+                        for m in {c["config"]["embedding_model"] for c in result["configs"]}
+                    },
                 )
                 st.session_state[state.COMPARE_RESULT] = (
                     compare_question(pa, pb, question),

@@ -236,7 +236,12 @@ def markdown_report(result: dict[str, Any]) -> str:
     metric = default_quality_metric(result)
     slices = intent_slices(result, metric)
     names = [c["name"] for c in result["configs"]]
-    lines += ["", f"## By intent ({metric})", "", "| intent | questions | " + " | ".join(names) + " | best |"]
+    lines += [
+        "",
+        f"## By intent ({metric}; descriptive, no test per slice)",
+        "",
+        "| intent | questions | " + " | ".join(names) + " | best |",
+    ]
     lines.append("|---|---|" + "---|" * len(names) + "---|")
     for s in slices:
         cells = " | ".join("–" if s[n] is None else f"{s[n]:.4f}" for n in names)

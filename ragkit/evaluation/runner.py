@@ -472,7 +472,8 @@ def evaluate_configs(
                 [rb.per_question[q][m] for q in qids],
                 higher_is_better=m not in LOWER_IS_BETTER,
             )
-            comparisons.append({"a": ra.config.name, "b": rb.config.name, "metric": m, **res.to_dict()})
+            names_ab = (ra.config.name, rb.config.name)
+            comparisons.append({"a": names_ab[0], "b": names_ab[1], "metric": m, **res.to_dict(*names_ab)})
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     run_id = uuid.uuid4().hex[:10]  # unique even for two runs of the same set in the same second
     return {

@@ -32,20 +32,20 @@ class PairedComparison:
     differing: int = 0  # questions on which the two configs score differently
     higher_is_better: bool = True
 
-    def verdict(self) -> str:
-        """A plain sentence for the page."""
+    def verdict(self, a: str = "A", b: str = "B") -> str:
+        """A plain sentence for the page, naming the configs ``a`` and ``b``."""
         if self.differing == 0:
             return "identical on every question; not significant"
         if self.too_small:
             return f"too few questions differ to tell ({self.differing} of {self.n}); not significant"
         if not self.significant:
             return f"not significant (p = {self.p_value:.3f})"
-        better = "B" if (self.diff > 0) == self.higher_is_better else "A"
+        better = b if (self.diff > 0) == self.higher_is_better else a
         ci = f"95 % CI {self.ci_low:+.4f} to {self.ci_high:+.4f}"
         return f"{better} is better: {self.diff:+.4f} ({ci}, p = {self.p_value:.3g})"
 
-    def to_dict(self) -> dict:
-        return {**asdict(self), "verdict": self.verdict()}
+    def to_dict(self, a: str = "A", b: str = "B") -> dict:
+        return {**asdict(self), "verdict": self.verdict(a, b)}
 
 
 def paired_bootstrap_ci(

@@ -131,6 +131,16 @@ def test_squad_run_reports_answers_abstention_and_calibration(squad_file, tmp_pa
     metrics = {x["metric"] for x in result["comparisons"]}
     assert {"contains_gold", "f1", "false_abstention", "idk_when_absent", "ndcg@10"} <= metrics
     assert all(x["n"] == 2 for x in result["comparisons"] if x["metric"] == "idk_when_absent")
+    # drill-down: a question of the run, asked again over the run's own index
+    from ragkit.compare import compare_question
+    from ragkit.evaluation.runs import pipelines_for
+
+    pa, pb = pipelines_for(result, ["sentence", "sliding"], tmp_path / "idx")
+    assert pa.config.chunker == "sentence" and pb.config.chunker == "sliding"
+    cmp = compare_question(pa, pb, QUERIES["4"][0])
+    assert "Penicillin" in cmp.a.text and cmp.b.hits[0].chunk.source == "p0003"
+    with pytest.raises(RagkitError, match="has no config named 'x'"):
+        pipelines_for(result, ["x"], tmp_path / "idx")
 
 
 # ------------------------------------------------------------------ sets over a collection

@@ -27,6 +27,8 @@ def test_better_on_every_question_is_significant():
     r = compare_paired(a, b)
     assert r.significant and r.diff > 0 and r.ci_low > 0 and r.p_value < 1e-6 and r.test == "wilcoxon"
     assert r.verdict().startswith("B is better")
+    assert r.verdict("bm25", "hybrid").startswith("hybrid is better")
+    assert r.to_dict("bm25", "hybrid")["verdict"].startswith("hybrid is better")
     # the same in the other direction
     assert compare_paired(b, a).verdict().startswith("A is better")
 
