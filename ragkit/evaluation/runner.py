@@ -243,76 +243,93 @@ def _aggregate(per_q: dict[str, dict[str, Any]], names: Sequence[str]) -> tuple[
     return metrics, counts
 
 
-def run_beir(
-    qset: QuestionSet,
-    config: PipelineConfig,
-    embedders: dict,
-    depth: int = 300,
-    limit: int | None = None,
-    index_root: str = "indexes/.eval",
-    progress: Progress | None = None,
-) -> ConfigRun:
-    """Retrieval only: every query's chunks aggregated to documents (max), scored against the qrels."""
-    ds = qset.beir
-    assert ds is not None
-    store, emb = _index_for(qset, config, embedders, index_root, progress)
-    retriever = retriever_from_config(config, store, emb)
-    retriever.search("warm up", 1)
-    qids = sorted(ds.queries, key=query_order)[: limit or None]
-    run, lat = {}, []
-    for i, qid in enumerate(qids):
+class BeirRunner:
+    """Retrieval only, for one config: every query's chunks aggregated to documents (max), scored
+    against the qrels. Built once (index, retriever, warm-up), then stepped query by query."""
+
+    def __init__(
+        self,
+        qset: QuestionSet,
+        config: PipelineConfig,
+        embedders: dict,
+        index_root: str = "indexes/.eval",
+        progress: Progress | None = None,
+        depth: int = 300,
+    ) -> None:
+        assert qset.beir is not None
+        self.ds, self.config, self.depth = qset.beir, config, depth
+        store, self.emb = _index_for(qset, config, embedders, index_root, progress)
+        self.retriever = retriever_from_config(config, store, self.emb)
+        self.retriever.search("warm up", 1)
+        self.run: dict[str, dict[str, float]] = {}
+        self.lat: dict[str, float] = {}
+
+    def items(self, limit: int | None) -> list[str]:
+        return sorted(self.ds.queries, key=query_order)[: limit or None]
+
+    def step(self, qid: str) -> None:
         t = time.perf_counter()
-        hits = retriever.search(ds.queries[qid], depth)
-        lat.append((time.perf_counter() - t) * 1000)
-        run[qid] = max_by_document([(h.chunk.doc_id, h.score) for h in hits], 100)
-        if progress:
-            progress(f"{config.name}: queries", i + 1, len(qids))
-    per_q: dict[str, dict[str, Any]] = per_query_metrics({q: ds.qrels[q] for q in qids}, run)
-    for qid, ms in zip(qids, lat, strict=True):
-        per_q[qid].update(
-            question=ds.queries[qid],
-            intent=classify_intent(ds.queries[qid]),
-            latency_ms=ms,
-            top_documents=list(run[qid])[:10],
+        hits = self.retriever.search(self.ds.queries[qid], self.depth)
+        self.lat[qid] = (time.perf_counter() - t) * 1000
+        self.run[qid] = max_by_document([(h.chunk.doc_id, h.score) for h in hits], 100)
+
+    def finish(self) -> ConfigRun:
+        qids = list(self.run)
+        per_q: dict[str, dict[str, Any]] = per_query_metrics({q: self.ds.qrels[q] for q in qids}, self.run)
+        for qid in qids:
+            per_q[qid].update(
+                question=self.ds.queries[qid],
+                intent=classify_intent(self.ds.queries[qid]),
+                latency_ms=self.lat[qid],
+                top_documents=list(self.run[qid])[:10],
+            )
+        metrics, counts = _aggregate(per_q, BEIR_METRICS)
+        lat = latency_summary(list(self.lat.values()))
+        return ConfigRun(
+            self.config,
+            per_q,
+            metrics,
+            lat,
+            stage_latency_ms={"retrieve": lat},
+            counts=counts,
+            models={"embedding": self.emb.model_id},
         )
-    metrics, counts = _aggregate(per_q, BEIR_METRICS)
-    return ConfigRun(
-        config,
-        per_q,
-        metrics,
-        latency_summary(lat),
-        stage_latency_ms={"retrieve": latency_summary(lat)},
-        counts=counts,
-        models={"embedding": emb.model_id},
-    )
 
 
-def run_questions(
-    qset: QuestionSet,
-    config: PipelineConfig,
-    embedders: dict,
-    limit: int | None = None,
-    index_root: str = "indexes/.eval",
-    progress: Progress | None = None,
-    api_key: str | None = None,
-    judge: Any = None,
-    llm: Any = None,
-) -> ConfigRun:
-    """Every question through the full pipeline; see the module docstring for what is measured."""
-    store, emb = _index_for(qset, config, embedders, index_root, progress)
-    pipe = RagPipeline(config, store, emb, llm=llm, api_key=api_key)
-    labels = None
-    if qset.level == "chunk":
-        from ragkit.evaluation.labels import LabelSet
+class QuestionRunner:
+    """Every question through one config's full pipeline; see the module docstring for what is
+    measured. Built once (index, pipeline), then stepped question by question."""
 
-        labels = LabelSet.for_collection(qset.collection)
-    questions = qset.questions[: limit or None]
-    per_q: dict[str, dict[str, Any]] = {}
-    runs: dict[str, dict[str, float]] = {}
-    stage_times: dict[str, list[float]] = {}
-    tokens = {"prompt": 0, "completion": 0, "reported": 0}
-    for i, q in enumerate(questions):
-        ans = pipe.ask(q.question)
+    def __init__(
+        self,
+        qset: QuestionSet,
+        config: PipelineConfig,
+        embedders: dict,
+        index_root: str = "indexes/.eval",
+        progress: Progress | None = None,
+        api_key: str | None = None,
+        judge: Any = None,
+        llm: Any = None,
+    ) -> None:
+        self.qset, self.config, self.judge = qset, config, judge
+        store, self.emb = _index_for(qset, config, embedders, index_root, progress)
+        self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=api_key)
+        self.labels = None
+        if qset.level == "chunk":
+            from ragkit.evaluation.labels import LabelSet
+
+            self.labels = LabelSet.for_collection(qset.collection)
+        self.per_q: dict[str, dict[str, Any]] = {}
+        self.runs: dict[str, dict[str, float]] = {}
+        self.asked: list[LabelledQuestion] = []
+        self.stage_times: dict[str, list[float]] = {}
+        self.tokens = {"prompt": 0, "completion": 0, "reported": 0}
+
+    def items(self, limit: int | None) -> list[LabelledQuestion]:
+        return self.qset.questions[: limit or None]
+
+    def step(self, q: LabelledQuestion) -> None:
+        ans = self.pipe.ask(q.question)
         answered = not ans.abstained
         row: dict[str, Any] = dict(
             question=q.question,
@@ -339,11 +356,11 @@ def run_questions(
         row.update(dict.fromkeys(PER_QUESTION_METRICS))
         # retrieval: hits mapped to judgement units (files, or labelled chunks)
         if q.relevant:
-            if labels is not None:
-                units = [(labels.judgement_unit(q.question, h.chunk), h.score) for h in ans.hits]
+            if self.labels is not None:
+                units = [(self.labels.judgement_unit(q.question, h.chunk), h.score) for h in ans.hits]
             else:
                 units = [(h.chunk.source, h.score) for h in ans.hits]
-            runs[q.qid] = max_by_document(units, 100)
+            self.runs[q.qid] = max_by_document(units, 100)
         if q.answers:
             row["contains_gold"] = contains_gold(ans.text, q.answers) if answered else 0.0
             row["f1"] = token_f1(ans.text, q.answers) if answered else 0.0
@@ -357,62 +374,83 @@ def run_questions(
             row["evidence_retrieved"] = 0.0
         elif q.relevant:
             rel = {u for u, g in q.relevant if g > 0}
-            row["evidence_retrieved"] = float(any(u in rel for u in runs[q.qid]))
+            row["evidence_retrieved"] = float(any(u in rel for u in self.runs[q.qid]))
         else:
             row["evidence_retrieved"] = contains_gold(" ".join(h.chunk.text for h in ans.hits), q.answers)
-        if judge is not None and answered:
-            j = judge.judge(q.question, [h.chunk.text for h in ans.hits], ans.text)
+        if self.judge is not None and answered:
+            j = self.judge.judge(q.question, [h.chunk.text for h in ans.hits], ans.text)
             row["judge_faithfulness"], row["judge_relevance"] = j.faithfulness, j.relevance
             row["judge_parsed"] = j.parsed
             if not j.parsed:
                 row["judge_raw"] = j.raw[:500]
         for stage, ms in ans.timings_ms.items():
-            stage_times.setdefault(stage, []).append(ms)
+            self.stage_times.setdefault(stage, []).append(ms)
         if ans.prompt_tokens is not None:
-            tokens["reported"] += 1
-            tokens["prompt"] += ans.prompt_tokens
-            tokens["completion"] += ans.completion_tokens or 0
-        per_q[q.qid] = row
-        if progress:
-            progress(f"{config.name}: questions", i + 1, len(questions))
-    if runs:
-        qrels = {q.qid: q.qrels() for q in questions if q.relevant}
-        for qid, vals in per_query_metrics(qrels, runs, RETRIEVAL_METRICS).items():
-            per_q[qid].update(vals)
-    metrics, counts = _aggregate(per_q, PER_QUESTION_METRICS)
-    conf = [v["confidence"] for v in per_q.values() if v["confidence"] is not None]
-    corr = [v["evidence_retrieved"] for v in per_q.values() if v["confidence"] is not None]
-    calibration = None
-    if conf:
-        calibration = {
-            "correct_means": CALIBRATION_MEANING,
-            "ece": expected_calibration_error(conf, corr),
-            "bins": [b.__dict__ for b in reliability_bins(conf, corr)],
-            "risk_coverage": risk_coverage(conf, corr),
-            "n": len(conf),
+            self.tokens["reported"] += 1
+            self.tokens["prompt"] += ans.prompt_tokens
+            self.tokens["completion"] += ans.completion_tokens or 0
+        self.per_q[q.qid] = row
+        self.asked.append(q)
+
+    def finish(self) -> ConfigRun:
+        per_q, config, judge = self.per_q, self.config, self.judge
+        if self.runs:
+            qrels = {q.qid: q.qrels() for q in self.asked if q.relevant}
+            for qid, vals in per_query_metrics(qrels, self.runs, RETRIEVAL_METRICS).items():
+                per_q[qid].update(vals)
+        metrics, counts = _aggregate(per_q, PER_QUESTION_METRICS)
+        conf = [v["confidence"] for v in per_q.values() if v["confidence"] is not None]
+        corr = [v["evidence_retrieved"] for v in per_q.values() if v["confidence"] is not None]
+        calibration = None
+        if conf:
+            calibration = {
+                "correct_means": CALIBRATION_MEANING,
+                "ece": expected_calibration_error(conf, corr),
+                "bins": [b.__dict__ for b in reliability_bins(conf, corr)],
+                "risk_coverage": risk_coverage(conf, corr),
+                "n": len(conf),
+            }
+            metrics["ece"] = calibration["ece"]
+        if judge is not None:
+            judged = [v for v in per_q.values() if "judge_parsed" in v]
+            metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged))
+            counts["judge_parse_failures"] = len(judged)
+        lat = [v["latency_ms"] for v in per_q.values()]
+        models = {
+            "embedding": self.emb.model_id,
+            "llm": f"{config.llm}:{getattr(self.pipe.llm, 'model', '')}",
         }
-        metrics["ece"] = calibration["ece"]
-    if judge is not None:
-        judged = [v for v in per_q.values() if "judge_parsed" in v]
-        metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged))
-        counts["judge_parse_failures"] = len(judged)
-    lat = [v["latency_ms"] for v in per_q.values()]
-    models = {"embedding": emb.model_id, "llm": f"{config.llm}:{getattr(pipe.llm, 'model', '')}"}
-    if config.rerank:
-        models["reranker"] = config.rerank_model
-    if judge is not None:
-        models["judge"] = judge.model_id
-    return ConfigRun(
-        config,
-        per_q,
-        metrics,
-        latency_summary(lat),
-        calibration,
-        {s: latency_summary(v) for s, v in stage_times.items()},
-        tokens if tokens["reported"] else {},
-        counts,
-        models,
-    )
+        if config.rerank:
+            models["reranker"] = config.rerank_model
+        if judge is not None:
+            models["judge"] = judge.model_id
+        return ConfigRun(
+            config,
+            per_q,
+            metrics,
+            latency_summary(lat),
+            calibration,
+            {s: latency_summary(v) for s, v in self.stage_times.items()},
+            self.tokens if self.tokens["reported"] else {},
+            counts,
+            models,
+        )
+
+
+def run_interleaved(
+    runners: Sequence[Any], limit: int | None, progress: Progress | None = None
+) -> list[ConfigRun]:
+    """Step every runner through the same items, question by question, rotating which config goes first,
+    so slow drifts of the machine (thermal, other load, caches) fall on all configs alike and their
+    latencies are comparable."""
+    items = runners[0].items(limit)
+    n = len(runners)
+    for i, item in enumerate(items):
+        for k in range(n):
+            runners[(i + k) % n].step(item)
+        if progress:
+            progress("questions (all configs, interleaved)", i + 1, len(items))
+    return [r.finish() for r in runners]
 
 
 def evaluate_configs(
@@ -445,15 +483,13 @@ def evaluate_configs(
     )
     embedders = embedders if embedders is not None else {}
     if qset.kind == "beir":
-        runs = [
-            run_beir(qset, c, embedders, limit=limit, index_root=index_root, progress=progress)
-            for c in configs
-        ]
+        runners: list[Any] = [BeirRunner(qset, c, embedders, index_root, progress) for c in configs]
     else:
-        runs = [
-            run_questions(qset, c, embedders, limit, index_root, progress, api_key=api_key, judge=judge)
+        runners = [
+            QuestionRunner(qset, c, embedders, index_root, progress, api_key=api_key, judge=judge)
             for c in configs
         ]
+    runs = run_interleaved(runners, limit, progress)
     metric_names = [m for m in PER_QUESTION_METRICS if any(m in r.counts for r in runs)]
     comparisons = []
     for ra, rb in itertools.combinations(runs, 2):
