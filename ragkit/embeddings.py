@@ -243,5 +243,11 @@ class Embedder:
                 self._queries.popitem(last=False)
         return vec
 
+    def clear_query_cache(self) -> None:
+        """Forget cached query vectors (evaluation does, so configs sharing this embedder are each timed
+        embedding the query themselves)."""
+        with self._lock:
+            self._queries.clear()
+
     def __repr__(self) -> str:
         return f"Embedder({self.model_id!r}, dtype={self.dtype!r})"

@@ -243,6 +243,14 @@ def _aggregate(per_q: dict[str, dict[str, Any]], names: Sequence[str]) -> tuple[
     return metrics, counts
 
 
+def _fresh_query(embedder: Any) -> None:
+    """Configs share an embedder and ask the same question in turn: without this, every config but the
+    first would find the query vector cached and look faster than it is."""
+    clear = getattr(embedder, "clear_query_cache", None)
+    if clear is not None:
+        clear()
+
+
 class BeirRunner:
     """Retrieval only, for one config: every query's chunks aggregated to documents (max), scored
     against the qrels. Built once (index, retriever, warm-up), then stepped query by query."""
@@ -268,6 +276,7 @@ class BeirRunner:
         return sorted(self.ds.queries, key=query_order)[: limit or None]
 
     def step(self, qid: str) -> None:
+        _fresh_query(self.emb)
         t = time.perf_counter()
         hits = self.retriever.search(self.ds.queries[qid], self.depth)
         self.lat[qid] = (time.perf_counter() - t) * 1000
@@ -329,6 +338,7 @@ class QuestionRunner:
         return self.qset.questions[: limit or None]
 
     def step(self, q: LabelledQuestion) -> None:
+        _fresh_query(self.emb)
         ans = self.pipe.ask(q.question)
         answered = not ans.abstained
         row: dict[str, Any] = dict(

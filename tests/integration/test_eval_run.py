@@ -329,3 +329,31 @@ def test_cli_eval_run_over_a_collection_saves_the_run(collection, tmp_path):
         "eval", "run", "--collection", "nope", "--dataset", "labels", *common, RAGKIT_INDEX_ROOT=root
     )
     assert proc.returncode != 0 and "no collection 'nope'" in proc.stderr
+
+
+def test_every_config_embeds_its_own_queries(squad_file, tmp_path, embedder, monkeypatch):
+    """Interleaved configs share the embedder; none may ride on another's cached query vector."""
+    queries: list[str] = []
+    real = embedder._encode
+
+    def counting(texts, *a, **k):
+        if len(texts) == 1:
+            queries.append(texts[0])
+        return real(texts, *a, **k)
+
+    a = PipelineConfig(
+        name="a", retriever="dense", llm="extractive", chunker_params={"size": 800, "overlap": 0}
+    )
+    b = replace(a, name="b", retriever="bm25")
+    evaluate_configs(
+        squad_file, [a, b], index_root=str(tmp_path / "idx"), embedders={a.embedding_model: embedder}
+    )
+    monkeypatch.setattr(embedder, "_encode", counting)
+    result = evaluate_configs(
+        squad_file, [a, b], index_root=str(tmp_path / "idx"), embedders={a.embedding_model: embedder}
+    )
+    questions = [v["question"] for v in result["configs"][0]["per_question"].values()]
+    for q in questions:
+        assert queries.count(q) >= 2, q  # once per config (the extractive answer may embed more)
+    for c in result["configs"]:
+        assert all(v["timings_ms"]["embed_query"] > 0 for v in c["per_question"].values())
