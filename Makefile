@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-fast lint format bench clean
+.PHONY: setup run test test-fast lint format bench bench-eval clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,16 @@ format: setup
 
 bench: setup
 	$(PY) bench/ingest_throughput.py
+
+EVALDATA ?= ../shared/evaldata
+# the two `eval run` comparisons of BENCHMARKS.md (issue #6); results in bench/results/
+bench-eval: setup
+	$(PY) -m ragkit eval run --dataset $(EVALDATA)/scifact --config configs/bm25.json \
+		--config configs/hybrid.json --save --json bench/results/evalrun_scifact.json \
+		--report bench/results/evalrun_scifact.md
+	$(PY) -m ragkit eval run --dataset $(EVALDATA)/xquad_en/xquad.en.json --holdout 0.1 \
+		--config configs/sliding-500.json --config configs/sentence-3.json --save \
+		--json bench/results/evalrun_xquad.json --report bench/results/evalrun_xquad.md
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
