@@ -357,3 +357,40 @@ def test_every_config_embeds_its_own_queries(squad_file, tmp_path, embedder, mon
         assert queries.count(q) >= 2, q  # once per config (the extractive answer may embed more)
     for c in result["configs"]:
         assert all(v["timings_ms"]["embed_query"] > 0 for v in c["per_question"].values())
+
+
+def test_groq_pipeline_tokens_and_ollama_judge_and_no_key_on_disk(collection, tmp_path, monkeypatch):
+    """A Groq-backed config (real SDK, loopback server) reports tokens; an Ollama judge grades; the saved
+    run, its report and its CSV never contain the key."""
+    from ragkit.evaluation.judge import LLMJudge
+    from ragkit.evaluation.report import markdown_report, metric_table, per_question_csv
+    from ragkit.evaluation.runs import save_run
+    from ragkit.llms.ollama import OllamaLLM
+    from tests.fake_servers import FakeGroq, FakeOllama
+
+    key = "gsk_eval_secret_key_0123456789"
+    qset = load_question_set(text=csv_set(), filename="mine.csv", collection=collection)
+    cfg = PipelineConfig(name="groq", retriever="bm25", llm="groq", llm_model="llama-3.1-8b-instant")
+    with (
+        FakeGroq(answer="Insulin controls it [1].", valid_key=key) as groq,
+        FakeOllama(answer='{"faithfulness": 4, "relevance": 5}') as ollama,
+    ):
+        monkeypatch.setenv("GROQ_BASE_URL", groq.url)
+        monkeypatch.delenv("GROQ_API_KEY", raising=False)
+        judge = LLMJudge(OllamaLLM(model="llama3.2", host=ollama.url))
+        result = evaluate_configs(
+            qset, [cfg], index_root=str(tmp_path / "eval"), api_key=key, judge=judge, limit=3
+        )
+    c = result["configs"][0]
+    answered = [v for v in c["per_question"].values() if not v["abstained"]]
+    assert answered and c["tokens"]["reported"] == len(answered)
+    assert c["tokens"]["prompt"] == 42 * len(answered) and c["tokens"]["completion"] == 7 * len(answered)
+    assert (
+        metric_table(result)[0]["tokens (prompt/completion)"] == f"{42 * len(answered)}/{7 * len(answered)}"
+    )
+    assert c["metrics"]["judge_faithfulness"] == 0.75 and c["metrics"]["judge_relevance"] == 1.0
+    assert c["metrics"]["judge_parse_failures"] == 0.0 and c["models"]["judge"] == "ollama:llama3.2"
+    assert c["models"]["llm"] == "groq:llama-3.1-8b-instant"
+    path = save_run(result, tmp_path / "eval")
+    for text in (path.read_text(), markdown_report(result), per_question_csv(result), json.dumps(result)):
+        assert key not in text
