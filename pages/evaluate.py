@@ -49,6 +49,34 @@ def build_judge(backend: str, model: str):
     return LLMJudge(build_llm(backend, model=model or None, api_key=state.groq_key(), host=cfg.ollama_host))
 
 
+def show_charts(result: dict, names: list[str], metric: str) -> None:
+    """Quality vs latency with the Pareto front, per-intent slices, reliability and risk-coverage."""
+    options = [m for m in report.metric_names(result) if all(m in c["metrics"] for c in result["configs"])]
+    chart_metric = st.selectbox(
+        "Quality metric for the charts",
+        options,
+        index=options.index(metric) if metric in options else 0,
+        key="eval_chart_metric",
+    )
+    c1, c2 = st.columns(2)
+    points = report.quality_latency_points(result, chart_metric)
+    c1.plotly_chart(
+        quality_latency_chart(points, report.pareto_front(points), chart_metric),
+        key="eval_pareto",
+        width="stretch",
+    )
+    slices = report.intent_slices(result, chart_metric)
+    c2.plotly_chart(intent_chart(slices, names, chart_metric), key="eval_intent", width="stretch")
+    st.dataframe(slices, hide_index=True, width="stretch", key="eval_intent_table")
+    st.caption("Per-intent means are descriptive: slices are small and are not tested separately.")
+    calibrated = [c for c in result["configs"] if c.get("calibration")]
+    if calibrated:
+        c3, c4 = st.columns(2)
+        c3.plotly_chart(reliability_diagram(result["configs"]), key="eval_reliability", width="stretch")
+        c4.plotly_chart(risk_coverage_chart(result["configs"]), key="eval_risk", width="stretch")
+        st.caption(f"Calibration: {calibrated[0]['calibration']['correct_means']}.")
+
+
 def show_result(result: dict) -> None:
     names = [c["name"] for c in result["configs"]]
     st.subheader(f"Run {result.get('run_id', '')}: {Path(result['dataset']).name}")
@@ -72,29 +100,10 @@ def show_result(result: dict) -> None:
             st.markdown(f"- **{x['A']} vs {x['B']}** on {metric}: {x['verdict']}")
 
     st.markdown("**Charts**")
-    options = [m for m in report.metric_names(result) if all(m in c["metrics"] for c in result["configs"])]
-    chart_metric = st.selectbox(
-        "Quality metric for the charts",
-        options,
-        index=options.index(metric) if metric in options else 0,
-        key="eval_chart_metric",
-    )
-    c1, c2 = st.columns(2)
-    points = report.quality_latency_points(result, chart_metric)
-    c1.plotly_chart(
-        quality_latency_chart(points, report.pareto_front(points), chart_metric),
-        key="eval_pareto",
-        width="stretch",
-    )
-    slices = report.intent_slices(result, chart_metric)
-    c2.plotly_chart(intent_chart(slices, names, chart_metric), key="eval_intent", width="stretch")
-    st.dataframe(slices, hide_index=True, width="stretch", key="eval_intent_table")
-    st.caption("Per-intent means are descriptive: slices are small and are not tested separately.")
-    if any(c.get("calibration") for c in result["configs"]):
-        c3, c4 = st.columns(2)
-        c3.plotly_chart(reliability_diagram(result["configs"]), key="eval_reliability", width="stretch")
-        c4.plotly_chart(risk_coverage_chart(result["configs"]), key="eval_risk", width="stretch")
-        st.caption(f"Calibration: {result['configs'][0]['calibration']['correct_means']}.")
+    if any(all(m in c["metrics"] for c in result["configs"]) for m in report.metric_names(result)):
+        show_charts(result, names, metric)
+    else:
+        st.info("No metric is defined for every configuration: nothing to chart.")
 
     st.markdown("**Per question**")
     table = report.per_question_rows(result)

@@ -168,3 +168,6 @@ def _journey(page, tmp_path, evaldata, expect):
     page.mouse.wheel(0, 250)  # the tables, verdicts and first charts in one screen
     page.wait_for_timeout(500)
     assert shot(page, tmp_path, "evaluate.png").stat().st_size > 10_000
+    main.get_by_text("Per question").first.scroll_into_view_if_needed()
+    page.wait_for_timeout(500)
+    assert shot(page, tmp_path, "evaluate-charts.png").stat().st_size > 10_000
