@@ -19,7 +19,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import itertools
-import json
 import statistics
 import time
 import uuid
@@ -48,6 +47,7 @@ from ragkit.evaluation.datasets import (
 from ragkit.evaluation.metrics import max_by_document, per_query_metrics
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.evaluation.stats import compare_paired
+from ragkit.hashing import config_key
 from ragkit.pipeline import RagPipeline
 from ragkit.retrievers import retriever_from_config
 from ragkit.retrievers.intent import classify_intent
@@ -111,7 +111,7 @@ def _questions_hash(questions: Sequence[LabelledQuestion], collection: Any) -> s
         "questions": [[q.qid, q.question, list(q.answers), [list(r) for r in q.relevant]] for q in questions],
         "documents": sorted([d.source, d.sha256] for d in collection.documents()) if collection else [],
     }
-    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+    return config_key(payload)
 
 
 def load_question_set(
