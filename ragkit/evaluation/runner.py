@@ -147,7 +147,7 @@ def load_question_set(
     if text is not None:
         name = filename or "questions.csv"
         qs = parse_question_file(text, name)
-        return _collection_set(Path(name).stem, name, qs, collection)
+        return collection_question_set(Path(name).stem, name, qs, collection)
     if path is None:
         raise RagkitError("give a question set: a path, an uploaded file, or a collection's labels")
     p = Path(path)
@@ -169,11 +169,13 @@ def load_question_set(
             params={"holdout": holdout, "held_out_paragraphs": len(held)},
         )
     if p.suffix.lower() in (".csv", ".jsonl"):
-        return _collection_set(p.stem, str(p), load_question_file(p), collection)
+        return collection_question_set(p.stem, str(p), load_question_file(p), collection)
     raise RagkitError(f"{p}: expected a BEIR directory, a SQuAD .json, or a .csv/.jsonl question set")
 
 
-def _collection_set(name: str, source: str, qs: list[LabelledQuestion], collection: Any) -> QuestionSet:
+def collection_question_set(
+    name: str, source: str, qs: list[LabelledQuestion], collection: Any
+) -> QuestionSet:
     if collection is None:
         raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")
     if not collection.documents():
@@ -219,7 +221,7 @@ def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
     return embedders[config.embedding_model]
 
 
-def _index_for(
+def index_for(
     qset: QuestionSet, config: PipelineConfig, embedders: dict, index_root: str, progress: Progress | None
 ) -> tuple[Any, Any]:
     """The index this config searches: the set's corpus (cached under ``index_root``) or the collection's."""
@@ -266,7 +268,7 @@ class BeirRunner:
     ) -> None:
         assert qset.beir is not None
         self.ds, self.config, self.depth = qset.beir, config, depth
-        store, self.emb = _index_for(qset, config, embedders, index_root, progress)
+        store, self.emb = index_for(qset, config, embedders, index_root, progress)
         self.retriever = retriever_from_config(config, store, self.emb)
         self.retriever.search("warm up", 1)
         self.run: dict[str, dict[str, float]] = {}
@@ -321,7 +323,7 @@ class QuestionRunner:
         llm: Any = None,
     ) -> None:
         self.qset, self.config, self.judge = qset, config, judge
-        store, self.emb = _index_for(qset, config, embedders, index_root, progress)
+        store, self.emb = index_for(qset, config, embedders, index_root, progress)
         self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=api_key)
         self.labels = None
         if qset.level == "chunk":

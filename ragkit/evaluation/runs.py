@@ -16,7 +16,7 @@ from typing import Any
 from ragkit.config import PipelineConfig
 from ragkit.errors import RagkitError
 from ragkit.evaluation.datasets import LabelledQuestion
-from ragkit.evaluation.runner import QuestionSet, _collection_set, evaluate_configs, load_question_set
+from ragkit.evaluation.runner import QuestionSet, collection_question_set, evaluate_configs, load_question_set
 from ragkit.store import atomic_write
 
 
@@ -77,7 +77,7 @@ def question_set_of(saved: dict[str, Any], collection: Any = None) -> QuestionSe
         LabelledQuestion(q[0], q[1], tuple(q[2]), tuple(tuple(r) for r in q[3]))
         for q in saved["question_set"]
     ]
-    qset = _collection_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
+    qset = collection_question_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
     if kind == "labels":
         qset = QuestionSet(**{**qset.__dict__, "kind": "labels", "level": "chunk"})
     return qset
@@ -94,7 +94,7 @@ def pipelines_for(
 ) -> list[Any]:
     """Pipelines for the named configs of a run, over the same index the run searched (to open one of
     its questions in the Compare view)."""
-    from ragkit.evaluation.runner import _index_for
+    from ragkit.evaluation.runner import index_for
     from ragkit.pipeline import RagPipeline
 
     qset = question_set_of(saved, collection)
@@ -104,7 +104,7 @@ def pipelines_for(
     for n in names:
         if n not in by_name:
             raise RagkitError(f"run {saved.get('run_id')} has no config named {n!r}")
-        store, emb = _index_for(qset, by_name[n], embedders, str(index_root), None)
+        store, emb = index_for(qset, by_name[n], embedders, str(index_root), None)
         out.append(RagPipeline(by_name[n], store, emb, api_key=api_key))
     return out
 
