@@ -176,6 +176,7 @@ def load_question_set(
 def collection_question_set(
     name: str, source: str, qs: list[LabelledQuestion], collection: Any
 ) -> QuestionSet:
+    """A question set over an existing collection; every relevant source must be one of its files."""
     if collection is None:
         raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")
     if not collection.documents():
