@@ -172,20 +172,20 @@ with run_tab:
             min_value=0.0,
             max_value=0.5,
             step=0.05,
-            key=widgets._seed("eval_holdout", 0.0),
+            key=widgets.seed("eval_holdout", 0.0),
         )
     choices = widgets.config_choices()
     chosen = st.multiselect(
         "Configurations (2–4)",
         list(choices),
-        key=widgets._seed("eval_configs", ["A", "B"]),
+        key=widgets.seed("eval_configs", ["A", "B"]),
         max_selections=4,
         help="A and B are the sidebar's; saved configs and the shipped examples (configs/*.json) follow.",
     )
     for name in chosen:
         st.caption(f"**{name}**: {widgets.config_summary(choices[name])}")
     limit = st.number_input(
-        "Only the first N questions (0 = all)", min_value=0, step=10, key=widgets._seed("eval_limit", 0)
+        "Only the first N questions (0 = all)", min_value=0, step=10, key=widgets.seed("eval_limit", 0)
     )
     with st.expander("LLM judge (optional: faithfulness and answer relevance)"):
         use_judge = st.toggle("Grade answers with an LLM judge", key="eval_judge")

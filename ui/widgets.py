@@ -79,7 +79,7 @@ def collection_picker() -> None:
                 st.error(str(e))
 
 
-def _seed(key: str, value: Any) -> str:
+def seed(key: str, value: Any) -> str:
     """Give a widget its starting value through session state (once), so the widget is created without a
     default argument: a default that follows the config would change the widget's identity and reset it."""
     if key not in st.session_state:
@@ -96,45 +96,45 @@ def pipeline_panel() -> None:
         "Editing",
         ["A", "B"],
         horizontal=True,
-        key=_seed(state.EDITING, "A"),
+        key=seed(state.EDITING, "A"),
         help="Ask uses A; Compare runs A and B side by side",
     )
     cfg = state.config(which)
     k = f"cfg{which}_"  # widget keys per config so A and B keep their own values
-    chunker = sb.selectbox("Chunker", list(CHUNKER_PARAMS), key=_seed(k + "chunker", cfg.chunker))
+    chunker = sb.selectbox("Chunker", list(CHUNKER_PARAMS), key=seed(k + "chunker", cfg.chunker))
     params = {}
     cols = sb.columns(2)
     for i, (name, default, lo, hi) in enumerate(CHUNKER_PARAMS[chunker]):
         value = cfg.chunker_params.get(name, default) if chunker == cfg.chunker else default
-        params[name] = cols[i].number_input(name, lo, hi, key=_seed(f"{k}{chunker}_{name}", int(value)))
-    retriever = sb.selectbox("Retriever", RETRIEVER_NAMES, key=_seed(k + "retriever", cfg.retriever))
+        params[name] = cols[i].number_input(name, lo, hi, key=seed(f"{k}{chunker}_{name}", int(value)))
+    retriever = sb.selectbox("Retriever", RETRIEVER_NAMES, key=seed(k + "retriever", cfg.retriever))
     upd: dict[str, Any] = {"chunker": chunker, "chunker_params": params, "retriever": retriever}
     if retriever == "hybrid":
         c1, c2 = sb.columns(2)
-        upd["rrf_k"] = float(c1.number_input("RRF k", 0, 1000, key=_seed(k + "rrfk", int(cfg.rrf_k))))
-        upd["hybrid_depth"] = int(c2.number_input("Depth", 1, 500, key=_seed(k + "depth", cfg.hybrid_depth)))
+        upd["rrf_k"] = float(c1.number_input("RRF k", 0, 1000, key=seed(k + "rrfk", int(cfg.rrf_k))))
+        upd["hybrid_depth"] = int(c2.number_input("Depth", 1, 500, key=seed(k + "depth", cfg.hybrid_depth)))
         w0 = cfg.hybrid_weights.get("bm25", 1.0) / max(sum(cfg.hybrid_weights.values()), 1e-9)
-        w = sb.slider("BM25 weight (dense = 1 − w)", 0.0, 1.0, step=0.05, key=_seed(k + "w", round(w0, 2)))
+        w = sb.slider("BM25 weight (dense = 1 − w)", 0.0, 1.0, step=0.05, key=seed(k + "w", round(w0, 2)))
         upd["hybrid_weights"] = {"bm25": round(w, 2), "dense": round(1 - w, 2)}
         upd["intent_routing"] = sb.toggle(
-            "Intent routing (FACT/CONCEPT/COMPARISON)", key=_seed(k + "intent", cfg.intent_routing)
+            "Intent routing (FACT/CONCEPT/COMPARISON)", key=seed(k + "intent", cfg.intent_routing)
         )
-    upd["rerank"] = sb.toggle("Cross-encoder rerank", key=_seed(k + "rerank", cfg.rerank))
+    upd["rerank"] = sb.toggle("Cross-encoder rerank", key=seed(k + "rerank", cfg.rerank))
     if upd["rerank"]:
         upd["rerank_candidates"] = int(
-            sb.number_input("Rerank candidates", 1, 200, key=_seed(k + "rrc", cfg.rerank_candidates))
+            sb.number_input("Rerank candidates", 1, 200, key=seed(k + "rrc", cfg.rerank_candidates))
         )
         upd["rerank_model"] = sb.text_input(
-            "Cross-encoder (name or local path)", key=_seed(k + "rrm", cfg.rerank_model)
+            "Cross-encoder (name or local path)", key=seed(k + "rrm", cfg.rerank_model)
         )
-    llm = sb.selectbox("LLM backend", LLM_NAMES, key=_seed(k + "llm", cfg.llm))
+    llm = sb.selectbox("LLM backend", LLM_NAMES, key=seed(k + "llm", cfg.llm))
     upd["llm"] = llm
     if llm in ("groq", "ollama", "local"):
         hint = {"groq": "llama-3.3-70b-versatile", "ollama": "llama3.2", "local": "packaged Gemma 3 270M"}[
             llm
         ]
         upd["llm_model"] = (
-            sb.text_input("Model", key=_seed(k + "model", cfg.llm_model or ""), placeholder=hint) or None
+            sb.text_input("Model", key=seed(k + "model", cfg.llm_model or ""), placeholder=hint) or None
         )
     if llm == "groq":
         sb.text_input(
@@ -147,17 +147,17 @@ def pipeline_panel() -> None:
         upd["ollama_host"] = (
             sb.text_input(
                 "Ollama host",
-                key=_seed(k + "host", cfg.ollama_host or ""),
+                key=seed(k + "host", cfg.ollama_host or ""),
                 placeholder="http://127.0.0.1:11434",
             )
             or None
         )
-    upd["top_k"] = int(sb.slider("Top-k chunks", 1, 20, key=_seed(k + "topk", cfg.top_k)))
+    upd["top_k"] = int(sb.slider("Top-k chunks", 1, 20, key=seed(k + "topk", cfg.top_k)))
     upd["confidence_threshold"] = sb.slider(
-        "Abstain below confidence", 0.0, 1.0, step=0.05, key=_seed(k + "thr", cfg.confidence_threshold)
+        "Abstain below confidence", 0.0, 1.0, step=0.05, key=seed(k + "thr", cfg.confidence_threshold)
     )
     upd["no_retrieval"] = sb.toggle(
-        "No-retrieval baseline (plain LLM)", key=_seed(k + "noret", cfg.no_retrieval)
+        "No-retrieval baseline (plain LLM)", key=seed(k + "noret", cfg.no_retrieval)
     )
     try:
         state.set_config(which, replace(cfg, **upd))
