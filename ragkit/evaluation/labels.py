@@ -85,11 +85,11 @@ def _overlap(chunk: Chunk, label: Label) -> int:
 
 
 class LabelSet:
-    """All labels of one collection, keyed by (question id, chunk id); the latest label wins."""
+    """All labels of one collection, by question id then chunk id; the latest label wins."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._labels: dict[tuple[str, str], Label] = {}
+        self._labels: dict[str, dict[str, Label]] = {}  # question id -> chunk id -> label
         if self.path.is_file():
             for line in self.path.read_text(encoding="utf-8").splitlines():
                 if not line.strip():
@@ -103,25 +103,25 @@ class LabelSet:
                     bool(d["relevant"]),
                     d.get("at", ""),
                 )
-                self._labels[(question_id(lab.question), lab.chunk_id)] = lab
+                self._labels.setdefault(question_id(lab.question), {})[lab.chunk_id] = lab
 
     @classmethod
     def for_collection(cls, collection: object) -> LabelSet:
         return cls(Path(collection.path) / LABELS_FILE)  # type: ignore[attr-defined]
 
     def __len__(self) -> int:
-        return len(self._labels)
+        return sum(len(x) for x in self._labels.values())
 
     def set(self, question: str, chunk: Chunk, relevant: bool) -> None:
         """Label one chunk for one question (in memory; :meth:`save` writes)."""
         spans = tuple((s.page, s.start, s.end) for s in chunk.spans)
         at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        self._labels[(question_id(question), chunk.chunk_id)] = Label(
+        self._labels.setdefault(question_id(question), {})[chunk.chunk_id] = Label(
             question.strip(), chunk.chunk_id, chunk.source, spans, relevant, at
         )
 
     def save(self) -> None:
-        labels = sorted(self._labels.values(), key=lambda x: (question_id(x.question), x.chunk_id))
+        labels = [self._labels[q][c] for q in sorted(self._labels) for c in sorted(self._labels[q])]
         atomic_write(
             self.path,
             lambda f: f.writelines(json.dumps(x.to_dict(), ensure_ascii=False) + "\n" for x in labels),
@@ -129,24 +129,25 @@ class LabelSet:
 
     def for_question(self, question: str) -> dict[str, Label]:
         """chunk id -> label for this question."""
-        qid = question_id(question)
-        return {cid: lab for (q, cid), lab in self._labels.items() if q == qid}
+        return dict(self._labels.get(question_id(question), {}))
 
     def questions(self) -> list[LabelledQuestion]:
         """Every labelled question as a chunk-level question (relevant = chunks labelled relevant; a
         question whose candidates were all judged not relevant has no evidence in the collection)."""
-        by_q: dict[str, list[Label]] = {}
-        for (qid, _), lab in sorted(self._labels.items()):
-            by_q.setdefault(qid, []).append(lab)
-        return [
-            LabelledQuestion(qid, labs[0].question, (), tuple((x.chunk_id, 1) for x in labs if x.relevant))
-            for qid, labs in by_q.items()
-        ]
+        out = []
+        for qid in sorted(self._labels):
+            labs = [self._labels[qid][c] for c in sorted(self._labels[qid])]
+            out.append(
+                LabelledQuestion(
+                    qid, labs[0].question, (), tuple((x.chunk_id, 1) for x in labs if x.relevant)
+                )
+            )
+        return out
 
     def judgement_unit(self, question: str, chunk: Chunk) -> str:
         """The labelled chunk id this chunk counts as: itself if labelled, else the labelled chunk holding
         at least half of its characters, else its own (unjudged, hence not relevant) id."""
-        labels = self.for_question(question)
+        labels = self._labels.get(question_id(question), {})
         if chunk.chunk_id in labels:
             return chunk.chunk_id
         size = sum(s.end - s.start for s in chunk.spans) or 1

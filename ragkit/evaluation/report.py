@@ -189,9 +189,10 @@ def markdown_report(result: dict[str, Any]) -> str:
         + (f" · run {result['run_id']}" if result.get("run_id") else ""),
         "",
     ]
-    for w in warnings(result):
+    notes = warnings(result)
+    for w in notes:
         lines.append(f"> **Warning:** {w}")
-    if warnings(result):
+    if notes:
         lines.append("")
     table = metric_table(result)
     cols = list(table[0])
