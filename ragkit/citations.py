@@ -45,3 +45,30 @@ def parse_citations(text: str, n_sources: int) -> CitationReport:
     valid = tuple(n for n in markers if 1 <= n <= n_sources)
     invalid = tuple(n for n in markers if not 1 <= n <= n_sources)
     return CitationReport(markers, valid, invalid, tuple(spans))
+
+
+def renumber(text: str, n_sources: int) -> tuple[str, dict[int, int]]:
+    """The answer with its valid citations renumbered 1, 2, 3… in the order they are first cited, and
+    the map old number -> new number ("[3] … [5]" reads "[1] … [2]"; the sources list follows the map).
+
+    Markers pointing at no source keep their number (they are flagged elsewhere); ranges are expanded.
+    """
+    report = parse_citations(text, n_sources)
+    mapping = {old: new for new, old in enumerate(report.valid, start=1)}
+
+    def sub(m: re.Match[str]) -> str:
+        numbers: list[int] = []
+        for part in re.split(r"[,;]", m.group(1)):
+            bounds = [b for b in re.split(r"\s*[-–]\s*", part.strip()) if b]
+            if (
+                len(bounds) == 2
+                and int(bounds[0]) <= int(bounds[1])
+                and int(bounds[1]) - int(bounds[0]) <= 50
+            ):
+                numbers.extend(range(int(bounds[0]), int(bounds[1]) + 1))
+            else:
+                numbers.extend(int(b) for b in bounds)
+        shown = list(dict.fromkeys(mapping.get(n, n) for n in numbers))
+        return "[" + ", ".join(map(str, shown)) + "]"
+
+    return _MARKER.sub(sub, text), mapping

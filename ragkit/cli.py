@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ragkit import __version__
+from ragkit.documents import DEFAULT_MAX_MB
 from ragkit.errors import RagkitError
 
 log = logging.getLogger("ragkit")
@@ -135,11 +136,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--window", type=int, default=None, help="sentence: sentences per chunk")
     p.add_argument("--min-chars", type=int, default=None, help="markdown: merge pieces shorter than this")
     p.add_argument("--max-chars", type=int, default=None, help="markdown: window prose longer than this")
-    p.add_argument("--max-mb", type=float, default=200.0, help="skip files larger than this (MB)")
+    p.add_argument(
+        "--max-mb",
+        type=float,
+        default=DEFAULT_MAX_MB,
+        help=f"skip files larger than this (MB; {DEFAULT_MAX_MB:g})",
+    )
+    p.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read symbolic links that lead outside the folder they were named in (refused by default)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     _add_model_args(p)
-    p.add_argument("files", nargs="+", help="files to ingest")
+    p.add_argument("files", nargs="+", help="files and folders to ingest (folders: every PDF/TXT/MD inside)")
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("info", help="summarise an index")
@@ -287,28 +298,28 @@ def _embedder_from_args(args: argparse.Namespace, model: str | None = None) -> A
 
 
 def _progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None, Callable[[], None]]:
+    """Progress on stderr (a bar on a terminal, periodic lines when redirected), and its closer."""
+    from ragkit.progress import CliProgress
+
     if not enabled:
         return None, lambda: None
-    from tqdm import tqdm
+    progress = CliProgress()
+    return progress, progress.close
 
-    bars: dict[str, Any] = {}
 
-    def update(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
-        if bar is None:
-            unit = "file" if stage == "parse" else "chunk"
-            bar = bars[stage] = tqdm(
-                total=total, desc=stage, unit=unit, file=sys.stderr, leave=False, disable=None
-            )
-        bar.total = total
-        bar.n = done
-        bar.refresh()
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
 
-    def close() -> None:
-        for bar in bars.values():
-            bar.close()
 
-    return update, close
+def _load_models(embedder: Any, what: str = "the embedding model") -> float:
+    """Load the embedding model now, saying so on stderr; returns the milliseconds it took (reported as
+    the ``load`` stage, never inside a query's latency)."""
+    import time
+
+    _say(f"loading {what} {embedder.model_id} …")
+    t = time.perf_counter()
+    _ = embedder.dimension
+    return (time.perf_counter() - t) * 1000
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -316,10 +327,21 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     chunker = _chunker_from_args(args)
     embedder = _embedder_from_args(args)
+    if not args.json:
+        _load_models(embedder)
     store, chunker = open_or_create(args.index, embedder, chunker)
     progress, close = _progress_bar(not args.no_progress and not args.json)
     try:
-        report = ingest_paths(store, args.files, chunker, embedder, args.max_mb, progress)
+        report = ingest_paths(
+            store,
+            args.files,
+            chunker,
+            embedder,
+            args.max_mb,
+            progress,
+            follow_symlinks=args.follow_symlinks,
+            on_wait=_say,
+        )
     finally:
         close()
     if args.json:
@@ -345,13 +367,20 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    import time
+
     from ragkit.confidence import ConfidenceConfig, retrieval_confidence
+    from ragkit.retrievers.base import warm_up
     from ragkit.store import IndexStore
 
     manifest = IndexStore.read_manifest(args.index)
     embedder = _embedder_from_args(args, model=args.model or manifest["embedding"]["model"])
     store = IndexStore.open(args.index, model_id=embedder.model_id)
     retriever = _retriever_from_args(args, store, embedder)
+    load_ms = _load_models(embedder)
+    t = time.perf_counter()
+    warm_up(retriever)  # BM25 statistics, FAISS, cross-encoder: built once, not inside the query's time
+    load_ms += (time.perf_counter() - t) * 1000
     timings: dict[str, float] = {}
     hits = retriever.search(args.query, args.top_k, timings)
     conf_cfg = ConfidenceConfig() if args.threshold is None else ConfidenceConfig(threshold=args.threshold)
@@ -365,6 +394,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                     "confidence": conf.to_dict(),
                     "hits": [h.to_dict() for h in hits],
                     "timings_ms": timings,
+                    "load_ms": load_ms,
                 },
                 indent=2,
                 ensure_ascii=False,
@@ -381,6 +411,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         snippet = " ".join(h.chunk.text.split())
         print(f"    {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
     print("timings: " + ", ".join(f"{k} {v:.1f} ms" for k, v in timings.items()))
+    print(f"(model load and index set-up, not part of the query: {load_ms:.0f} ms)")
     return 0
 
 
@@ -474,9 +505,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
     config = _config_from_args(args)
     pipeline = RagPipeline.from_index(args.index, config)
+    config = pipeline.config  # with the index's own chunker recorded
+    _say(f"loading models for {config.retriever} retrieval and the {config.llm} backend …")
+    load_ms = pipeline.warm_up()
     answer = pipeline.ask(args.question)
     if args.json:
-        print(json.dumps({**answer.to_dict(), "config": config.to_dict()}, indent=2, ensure_ascii=False))
+        out = {**answer.to_dict(), "config": config.to_dict(), "load_ms": load_ms}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
     print(answer.text)
     print()
@@ -493,6 +528,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     print(
         f"{answer.llm} {answer.model}; " + ", ".join(f"{k} {v:.0f} ms" for k, v in answer.timings_ms.items())
     )
+    print(f"(model load and index set-up, not part of the answer's time: {load_ms:.0f} ms)")
     return 0
 
 
@@ -563,11 +599,13 @@ def cmd_remove(args: argparse.Namespace) -> int:
 
     store = IndexStore.open(args.index)
     missing = []
-    with store.lock():
+    with store.lock(on_wait=_say):
+        store.reload()  # another writer may have saved since it was opened: remove from that state
         for name in args.documents:
             if not store.remove(name):
                 missing.append(name)
-        store.save()
+        if len(missing) < len(args.documents):
+            store.save()
     for name in missing:
         print(f"error  {name}: not in index {args.index}", file=sys.stderr)
     print(f"{len(args.documents) - len(missing)} removed; {len(store.documents)} documents remain")

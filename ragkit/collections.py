@@ -18,8 +18,17 @@ from typing import Any
 from ragkit.chunkers import BaseChunker
 from ragkit.documents import DEFAULT_MAX_MB, parse_bytes
 from ragkit.errors import ConfigError, DocumentError, IndexStoreError
-from ragkit.ingest import FileReport, IngestProgress, IngestReport, open_or_create, sync_index
-from ragkit.store import IndexStore, atomic_write
+from ragkit.ingest import (
+    FileReport,
+    IngestProgress,
+    IngestReport,
+    WaitCallback,
+    guarded_parse,
+    numbered,
+    open_or_create,
+    sync_index,
+)
+from ragkit.store import IndexStore, atomic_write, file_lock
 from ragkit.types import Document
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$")
@@ -85,36 +94,91 @@ class Collection:
             lambda f: f.writelines(json.dumps(d.to_dict(), ensure_ascii=False) + "\n" for d in docs),
         )
 
-    def add_files(self, files: Iterable[tuple[str, bytes]], max_mb: float = DEFAULT_MAX_MB) -> IngestReport:
-        """Parse uploads into the collection; bad files are reported, the others kept."""
+    def lock(self, on_wait: WaitCallback | None = None, timeout: float | None = None):
+        """The collection's writer lock: held while its document list is read, changed and saved."""
+        return file_lock(self.path / ".lock", f"collection {self.name!r}", timeout, on_wait)
+
+    def add_files(
+        self,
+        files: Iterable[tuple[str, bytes]],
+        max_mb: float = DEFAULT_MAX_MB,
+        progress: IngestProgress | None = None,
+        on_wait: WaitCallback | None = None,
+    ) -> IngestReport:
+        """Parse uploads into the collection; bad files are reported, the others kept.
+
+        A file whose name is already in the collection replaces it (an upload of a new version); two
+        different files of one batch with the same name are both kept (``notes (2).txt``).
+        """
         if not self.exists:
             raise IndexStoreError(f"collection {self.name!r} does not exist")
-        docs = self._doc_map()
+        files = list(files)
         report = IngestReport()
-        changed = False
-        for name, data in files:
-            try:
-                doc = parse_bytes(name, data, max_mb=max_mb)
-            except DocumentError as e:
-                report.files.append(FileReport(file=name, status="error", action="failed", error=str(e)))
-                continue
-            rep = FileReport.for_document(name, doc)
-            old = docs.get(name)
-            if old is not None and old.sha256 == doc.sha256:
-                rep.action = "unchanged"
+        parsed: list[tuple[FileReport, Document | None]] = []
+        names: dict[str, int] = {}
+        for i, (name, data) in enumerate(files):
+
+            def pages(done: int, total: int, _name: str = name) -> None:
+                if progress:
+                    progress(f"page {_name}", done, total)
+
+            names[name] = names.get(name, 0) + 1
+            shown = name if names[name] == 1 else numbered(name, names[name])
+            item = guarded_parse(shown, lambda d=data, n=shown, p=pages: parse_bytes(n, d, max_mb, p))
+            if isinstance(item, DocumentError):
+                parsed.append((FileReport.failed(shown, item), None))
             else:
-                rep.action = "replaced" if old is not None else "added"
-                docs[name] = doc
-                changed = True
-            report.files.append(rep)
-        if changed:
-            self._save_documents()
+                rep = FileReport.for_document(shown, item)
+                if shown != name:
+                    rep.warnings.append(f"another file named {name} is in this upload: kept as {shown}")
+                parsed.append((rep, item))
+            if progress:
+                progress("parse", i + 1, len(files))
+        with self.lock(on_wait):
+            self._docs = None  # re-read: another session may have added files meanwhile
+            docs = self._doc_map()
+            batch: dict[str, str] = {}
+            changed = False
+            for rep, doc in parsed:
+                report.files.append(rep)
+                if doc is None:
+                    continue
+                old = docs.get(doc.source)
+                if old is not None and old.sha256 == doc.sha256:
+                    rep.action = "unchanged"
+                elif doc.sha256 in batch:
+                    rep.action = "duplicate"
+                    rep.warnings.append(f"same content as {batch[doc.sha256]} in this upload: skipped")
+                else:
+                    rep.action = "replaced" if old is not None else "added"
+                    docs[doc.source] = doc
+                    batch[doc.sha256] = doc.source
+                    changed = True
+            if changed:
+                self._save_documents()
         return report
 
+    def add_documents(self, documents: Iterable[Document]) -> int:
+        """Add already parsed documents (from a CLI index, say); returns how many were new or changed."""
+        with self.lock():
+            self._docs = None
+            docs = self._doc_map()
+            n = 0
+            for d in documents:
+                old = docs.get(d.source)
+                if old is None or old.sha256 != d.sha256:
+                    docs[d.source] = d
+                    n += 1
+            if n:
+                self._save_documents()
+        return n
+
     def remove(self, source: str) -> bool:
-        if self._doc_map().pop(source, None) is None:
-            return False
-        self._save_documents()
+        with self.lock():
+            self._docs = None
+            if self._doc_map().pop(source, None) is None:
+                return False
+            self._save_documents()
         return True
 
     # -------------------------------------------------------------- indexes

@@ -1,14 +1,21 @@
 """Comparing two pipelines on the same question: overlap of their hit lists and how shared chunks moved.
 
+Overlap is measured by **content**, not chunk ids: two configs with different chunkers never share an id,
+yet they often retrieve the same passage. A hit of A and a hit of B match when they share characters of the
+same document by the evidence rule (overlap ≥ half of either chunk; same chunker: same id). Hits are paired
+greedily in A's rank order, each with the unpaired B hit it overlaps most; Jaccard and rank-biased overlap
+are computed over those pairs (a pair counts as one shared item).
+
 Pure functions; rank-biased overlap follows Webber, Moffat & Zobel (2010), extrapolated form (RBO_ext).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ragkit.evaluation.evidence import COVER_SHARE, chunk_size, chunk_spans, overlap
 from ragkit.types import Hit
 
 
@@ -43,45 +50,84 @@ def rank_biased_overlap(a: Sequence[str], b: Sequence[str], p: float = 0.9) -> f
 
 @dataclass(frozen=True)
 class HitComparison:
-    """How two hit lists relate: shared chunk ids, rank in each, and the overlap measures."""
+    """How two hit lists relate: the pairs of hits holding the same passage, rank in each, overlap."""
 
-    shared: tuple[str, ...]
+    shared: tuple[str, ...]  # A's ids of the paired hits, in A's order
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
     rank_a: dict[str, int]
     rank_b: dict[str, int]
     jaccard: float
     rbo: float
+    pairs: dict[str, str] = field(default_factory=dict)  # A's chunk id -> B's chunk id it matches
+    by: str = "content"  # "id" (same chunker) or "content" (character overlap)
 
     def shift(self, chunk_id: str) -> int | None:
-        """How many places the chunk moved from A to B (positive: higher in B); None if not shared."""
-        if chunk_id in self.rank_a and chunk_id in self.rank_b:
-            return self.rank_a[chunk_id] - self.rank_b[chunk_id]
-        return None
+        """How many places the passage moved from A to B (positive: higher in B); None if not shared.
+        ``chunk_id`` may be A's or B's id of the pair."""
+        back = {b: a for a, b in self.pairs.items()}
+        a_id = chunk_id if chunk_id in self.pairs else back.get(chunk_id)
+        if a_id is None:
+            return None
+        return self.rank_a[a_id] - self.rank_b[self.pairs[a_id]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "shared": list(self.shared),
+            "pairs": dict(self.pairs),
             "only_a": list(self.only_a),
             "only_b": list(self.only_b),
             "jaccard": self.jaccard,
             "rbo": self.rbo,
+            "by": self.by,
         }
 
 
+def _same_passage(a: Any, b: Any) -> int:
+    """Characters hits ``a`` and ``b`` share when they hold the same passage by the evidence rule, else 0."""
+    if a.chunk.chunk_id == b.chunk.chunk_id:
+        return max(1, chunk_size(a.chunk))
+    if a.chunk.source != b.chunk.source:
+        return 0
+    ov = overlap(chunk_spans(a.chunk), chunk_spans(b.chunk))
+    if ov and (ov >= COVER_SHARE * chunk_size(a.chunk) or ov >= COVER_SHARE * chunk_size(b.chunk)):
+        return ov
+    return 0
+
+
 def compare_hits(a: Sequence[Hit], b: Sequence[Hit], p: float = 0.9) -> HitComparison:
+    """Pair A's and B's hits that hold the same passage, and measure the overlap of the two lists."""
     ids_a = [h.chunk_id for h in a]
     ids_b = [h.chunk_id for h in b]
-    sb = set(ids_b)
-    sa = set(ids_a)
+    pairs: dict[str, str] = {}
+    used: set[int] = set()
+    for ha in a:
+        best, best_ov = None, 0
+        for j, hb in enumerate(b):
+            if j in used:
+                continue
+            ov = _same_passage(ha, hb)
+            if ov > best_ov:
+                best, best_ov = j, ov
+        if best is not None:
+            used.add(best)
+            pairs[ha.chunk_id] = b[best].chunk_id
+    back = {v: k for k, v in pairs.items()}
+    # B's list in A's vocabulary: a paired hit takes A's id, so overlap measures count it as shared
+    mapped_b = [back.get(i, f"b:{i}") for i in ids_b]
+    same_chunker = bool(ids_a and ids_b) and {i.rsplit("-", 2)[-2] for i in ids_a if i.count("-") >= 2} == {
+        i.rsplit("-", 2)[-2] for i in ids_b if i.count("-") >= 2
+    }
     return HitComparison(
-        shared=tuple(i for i in ids_a if i in sb),
-        only_a=tuple(i for i in ids_a if i not in sb),
-        only_b=tuple(i for i in ids_b if i not in sa),
+        shared=tuple(i for i in ids_a if i in pairs),
+        only_a=tuple(i for i in ids_a if i not in pairs),
+        only_b=tuple(i for i in ids_b if i not in back),
         rank_a={h.chunk_id: h.rank for h in a},
         rank_b={h.chunk_id: h.rank for h in b},
-        jaccard=jaccard(ids_a, ids_b),
-        rbo=rank_biased_overlap(ids_a, ids_b, p),
+        jaccard=jaccard(ids_a, mapped_b),
+        rbo=rank_biased_overlap(ids_a, mapped_b, p),
+        pairs=pairs,
+        by="id" if same_chunker else "content",
     )
 
 
@@ -108,8 +154,10 @@ class QuestionComparison:
             "B abstained": self.b.abstained,
             "jaccard": round(self.hits.jaccard, 3),
             "rbo": round(self.hits.rbo, 3),
-            "A latency ms": round(self.a.timings_ms.get("total", 0.0), 1),
-            "B latency ms": round(self.b.timings_ms.get("total", 0.0), 1),
+            "A latency ms": round(self.a.latency_ms, 1),
+            "B latency ms": round(self.b.latency_ms, 1),
+            "A cached": ", ".join(self.a.cached_stages),
+            "B cached": ", ".join(self.b.cached_stages),
             "A answer": self.a.text,
             "B answer": self.b.text,
         }
@@ -132,10 +180,19 @@ class QuestionComparison:
         }
 
 
-def compare_question(pipe_a: Any, pipe_b: Any, question: str) -> QuestionComparison:
-    """Ask both pipelines the same question."""
-    a = pipe_a.ask(question)
-    b = pipe_b.ask(question)
+def compare_question(pipe_a: Any, pipe_b: Any, question: str, *, swap: bool = False) -> QuestionComparison:
+    """Ask both pipelines the same question, each cold: models are loaded first (outside any latency)
+    and each config embeds its own query, so neither is timed on the other's (or an earlier page's)
+    cached work. ``swap`` asks B first (alternate it over a batch so drifts fall on both alike)."""
+    for pipe in (pipe_a, pipe_b):
+        pipe.warm_up()
+    answers: dict[str, Any] = {}
+    for name, pipe in (("b", pipe_b), ("a", pipe_a)) if swap else (("a", pipe_a), ("b", pipe_b)):
+        clear = getattr(pipe.embedder, "clear_query_cache", None)
+        if clear is not None:
+            clear()
+        answers[name] = pipe.ask(question)
+    a, b = answers["a"], answers["b"]
     return QuestionComparison(question, a, b, compare_hits(a.hits, b.hits))
 
 
@@ -152,6 +209,12 @@ def batch_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         return round(statistics.fmean(vals), 3) if vals else None
 
     votes = [r.get("better") or "" for r in rows]
+
+    def median_latency(side: str) -> float | None:
+        # an answer with a cached stage is not a fair latency sample: left out of the median
+        vals = [r[f"{side} latency ms"] for r in rows if not r.get(f"{side} cached")]
+        return round(statistics.median(vals), 1) if vals else None
+
     return {
         "questions": n,
         "A mean confidence": mean("A confidence"),
@@ -160,8 +223,11 @@ def batch_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "B abstention rate": round(sum(bool(r["B abstained"]) for r in rows) / n, 3),
         "mean jaccard": mean("jaccard"),
         "mean rbo": mean("rbo"),
-        "A median latency ms": round(statistics.median(r["A latency ms"] for r in rows), 1),
-        "B median latency ms": round(statistics.median(r["B latency ms"] for r in rows), 1),
+        "A median latency ms": median_latency("A"),
+        "B median latency ms": median_latency("B"),
+        "latency samples left out (cached)": sum(
+            bool(r.get(k)) for r in rows for k in ("A cached", "B cached")
+        ),
         "A better": votes.count("A"),
         "B better": votes.count("B"),
         "tie": votes.count("tie"),

@@ -2,11 +2,17 @@
 
 The same JSON is what the sidebar exports, what ``--config`` files hold, and what stamps every result:
 ``cache_key()`` is the sha256 of its canonical JSON (the ``name`` label excluded).
+
+Every field is checked for its type and a finite range when a config is built, whether from Python, a
+JSON import, a CLI ``--config`` file or a saved run: a wrong value raises one :class:`ConfigError` that
+names the field. Booleans must be JSON booleans (``"false"`` is not false), integers must be integers
+(``5.5`` and ``"5"`` are refused), numbers must be finite.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -16,6 +22,84 @@ from ragkit.hashing import config_key
 
 RETRIEVER_NAMES = ("dense", "bm25", "hybrid")
 LLM_NAMES = ("extractive", "groq", "ollama", "local")
+HYBRID_PARTS = ("bm25", "dense")
+
+#: field -> (kind, low, high); kind is int | float | bool | str | str? (str or None)
+_FIELDS: dict[str, tuple[str, float | None, float | None]] = {
+    "name": ("str", None, None),
+    "chunker": ("str", None, None),
+    "embedding_model": ("str", None, None),
+    "retriever": ("str", None, None),
+    "top_k": ("int", 1, 1000),
+    "bm25_k1": ("float", 0.0, 100.0),
+    "bm25_b": ("float", 0.0, 1.0),
+    "rrf_k": ("float", 0.0, 1e6),
+    "hybrid_depth": ("int", 1, 100_000),
+    "intent_routing": ("bool", None, None),
+    "rerank": ("bool", None, None),
+    "rerank_model": ("str", None, None),
+    "rerank_candidates": ("int", 1, 100_000),
+    "llm": ("str", None, None),
+    "llm_model": ("str?", None, None),
+    "ollama_host": ("str?", None, None),
+    "temperature": ("float", 0.0, 2.0),
+    "max_tokens": ("int", 1, 1_000_000),
+    "confidence_threshold": ("float", 0.0, 1.0),
+    "history_turns": ("int", 0, 1000),
+    "no_retrieval": ("bool", None, None),
+}
+_MAX_STR = 2000
+
+
+def check_value(owner: str, name: str, value: Any, kind: str, low: float | None, high: float | None) -> Any:
+    """``value`` if it is a valid ``kind`` within [low, high]; else a ``ConfigError`` naming ``owner.name``.
+
+    Integers given as floats (``5.0``) are refused like ``5.5``: a config file is data, not arithmetic.
+    An int for a float field is accepted and returned as a float.
+    """
+    where = f"{owner}: {name}"
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where} must be true or false (a JSON boolean), got {_short(value)}")
+        return value
+    if kind in ("str", "str?"):
+        if value is None and kind == "str?":
+            return None
+        if not isinstance(value, str):
+            raise ConfigError(f"{where} must be a string, got {type(value).__name__} {_short(value)}")
+        if len(value) > _MAX_STR:
+            raise ConfigError(f"{where} is {len(value)} characters long (at most {_MAX_STR})")
+        return value
+    if kind == "int":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(f"{where} must be a whole number, got {type(value).__name__} {_short(value)}")
+    elif kind == "float":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(f"{where} must be a number, got {type(value).__name__} {_short(value)}")
+        if not math.isfinite(value):
+            raise ConfigError(f"{where} must be a finite number, got {value!r}")
+        value = float(value)
+    else:  # pragma: no cover - the tables are written by hand
+        raise ConfigError(f"{where}: unknown kind {kind}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ConfigError(f"{where} must be between {_num(low)} and {_num(high)}, got {value!r}")
+    return value
+
+
+def _short(value: Any) -> str:
+    """A bounded repr (a 100k-deep structure must not cost a 100k-deep repr in an error message)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxlevel, r.maxstring, r.maxother = 2, 40, 40
+    return r.repr(value)
+
+
+def _num(x: float | None) -> str:
+    """``1000000`` rather than ``1e+06``: bounds read as the user would type them."""
+    if x is None:
+        return "?"
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
 
 @dataclass(frozen=True)
@@ -48,39 +132,39 @@ class PipelineConfig:
     no_retrieval: bool = False
 
     def __post_init__(self) -> None:
+        owner = f"config {self.name!r:.60}" if isinstance(self.name, str) else "config"
+        for f in fields(self):
+            if f.name in _FIELDS:
+                kind, low, high = _FIELDS[f.name]
+                value = check_value(owner, f.name, getattr(self, f.name), kind, low, high)
+                object.__setattr__(self, f.name, value)  # ints in float fields become floats
+        if not self.embedding_model.strip():
+            raise ConfigError(f"{owner}: embedding_model must not be empty")
         if self.retriever not in RETRIEVER_NAMES:
             raise ConfigError(
-                f"retriever must be one of {', '.join(RETRIEVER_NAMES)}, got {self.retriever!r}"
+                f"{owner}: retriever must be one of {', '.join(RETRIEVER_NAMES)}, got {self.retriever!r}"
             )
         if self.llm not in LLM_NAMES:
-            raise ConfigError(f"llm must be one of {', '.join(LLM_NAMES)}, got {self.llm!r}")
-        from ragkit.chunkers import CHUNKERS
-
-        if self.chunker not in CHUNKERS:
-            raise ConfigError(f"chunker must be one of {', '.join(CHUNKERS.names())}, got {self.chunker!r}")
-        checks = [
-            (self.top_k >= 1, "top_k must be >= 1"),
-            (self.hybrid_depth >= 1, "hybrid_depth must be >= 1"),
-            (self.rerank_candidates >= 1, "rerank_candidates must be >= 1"),
-            (self.max_tokens >= 1, "max_tokens must be >= 1"),
-            (0 <= self.confidence_threshold <= 1, "confidence_threshold must be in [0, 1]"),
-            (self.history_turns >= 0, "history_turns must be >= 0"),
-            (0 <= self.temperature <= 2, "temperature must be in [0, 2]"),
-            (self.rrf_k >= 0, "rrf_k must be >= 0"),
-        ]
-        for ok, message in checks:
-            if not ok:
-                raise ConfigError(f"config {self.name!r}: {message}")
+            raise ConfigError(f"{owner}: llm must be one of {', '.join(LLM_NAMES)}, got {self.llm!r}")
+        if self.no_retrieval and self.llm == "extractive":
+            raise ConfigError(
+                f"{owner}: the no-retrieval baseline needs a language model; the extractive backend only "
+                "quotes retrieved sentences (choose groq, ollama or local)"
+            )
+        object.__setattr__(self, "hybrid_weights", _check_weights(owner, self.hybrid_weights))
+        object.__setattr__(self, "chunker_params", _check_chunker(owner, self.chunker, self.chunker_params))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> PipelineConfig:
+        if not isinstance(data, dict):
+            raise ConfigError(f"a config must be a JSON object, got {type(data).__name__}")
         valid = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - valid)
+        unknown = sorted(str(k) for k in set(data) - valid)
         if unknown:
-            raise ConfigError(f"unknown config keys {unknown}; valid keys: {', '.join(sorted(valid))}")
+            raise ConfigError(f"unknown config keys {unknown[:10]}; valid keys: {', '.join(sorted(valid))}")
         return cls(**data)
 
     def to_json(self) -> str:
@@ -90,6 +174,8 @@ class PipelineConfig:
     def from_json(cls, text: str) -> PipelineConfig:
         try:
             data = json.loads(text)
+        except RecursionError:
+            raise ConfigError("config JSON is nested too deeply to be a config") from None
         except ValueError as e:
             raise ConfigError(f"config is not valid JSON: {e}") from None
         if not isinstance(data, dict):
@@ -100,8 +186,8 @@ class PipelineConfig:
     def load(cls, path: str | Path) -> PipelineConfig:
         try:
             text = Path(path).read_text(encoding="utf-8")
-        except OSError as e:
-            raise ConfigError(f"cannot read config {path}: {e.strerror or e}") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigError(f"cannot read config {path}: {getattr(e, 'strerror', None) or e}") from None
         try:
             return cls.from_json(text)
         except ConfigError as e:
@@ -117,3 +203,31 @@ class PipelineConfig:
         from ragkit.chunkers import make_chunker
 
         return make_chunker(self.chunker, **self.chunker_params).spec()
+
+
+def _check_weights(owner: str, weights: Any) -> dict[str, float]:
+    if not isinstance(weights, dict):
+        raise ConfigError(
+            f'{owner}: hybrid_weights must be an object like {{"bm25": 1, "dense": 1}}, got {_short(weights)}'
+        )
+    unknown = sorted(str(k) for k in weights if k not in HYBRID_PARTS)
+    if unknown:
+        raise ConfigError(f"{owner}: hybrid_weights names unknown retrievers {unknown[:5]}; use bm25, dense")
+    out = {k: check_value(owner, f"hybrid_weights.{k}", v, "float", 0.0, 1e6) for k, v in weights.items()}
+    if out and not any(out.values()):
+        raise ConfigError(f"{owner}: hybrid_weights are all zero: nothing would be retrieved")
+    return out
+
+
+def _check_chunker(owner: str, chunker: str, params: Any) -> dict[str, Any]:
+    from ragkit.chunkers import CHUNKERS, make_chunker
+
+    if chunker not in CHUNKERS:
+        raise ConfigError(f"{owner}: chunker must be one of {', '.join(CHUNKERS.names())}, got {chunker!r}")
+    if not isinstance(params, dict):
+        raise ConfigError(f"{owner}: chunker_params must be an object, got {_short(params)}")
+    try:
+        make_chunker(chunker, **params)  # each chunker config checks its own fields' types and ranges
+    except ConfigError as e:
+        raise ConfigError(f"{owner}: chunker_params: {e}") from None
+    return dict(params)

@@ -243,6 +243,11 @@ class Embedder:
                 self._queries.popitem(last=False)
         return vec
 
+    def has_query(self, text: str) -> bool:
+        """Whether ``text``'s vector is already in the query cache (its next embedding costs nothing)."""
+        with self._lock:
+            return text in self._queries
+
     def clear_query_cache(self) -> None:
         """Forget cached query vectors (evaluation does, so configs sharing this embedder are each timed
         embedding the query themselves)."""

@@ -1,29 +1,46 @@
 """Batch ingestion: parse, chunk, embed and store many files, reporting each one separately.
 
-A bad file gets an error naming it and its cause; the other files of the batch are still indexed.
+A bad file gets an error naming it and its cause; the other files of the batch are still indexed
+(whatever the failure: a parser bug or ``MemoryError`` on one file is that file's error).
 Unchanged files (same name, same sha256) are skipped; changed ones replace their old version.
+
+**Concurrent writers.** The expensive part (chunking, embedding) runs without the lock; then the index's
+writer lock is taken (waiting for another writer, with a message), the index is re-read from disk, and
+every decision — added, replaced, unchanged, duplicate — is made against that fresh state before it is
+saved. Two processes ingesting different files into one index both keep their files.
+
+**Document identity.** A document is named by its file name, unless that would merge two different files:
+two files of one batch with the same name (``dirA/notes.txt``, ``dirB/notes.txt``), or a file whose name is
+already indexed from another folder, are named by as much of their path as tells them apart. A file
+inside a folder given on the command line is named by its path from that folder's parent
+(``papers/2020/a.pdf``).
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ragkit.chunkers import BaseChunker, chunker_from_spec
-from ragkit.documents import DEFAULT_MAX_MB, load_document, parse_bytes
+from ragkit.documents import DEFAULT_MAX_MB, SUPPORTED_SUFFIXES, load_document, parse_bytes
 from ragkit.embeddings import Embedder
 from ragkit.errors import DocumentError, IndexStoreError
 from ragkit.store import IndexStore
-from ragkit.types import Document
+from ragkit.types import Chunk, Document
 
 log = logging.getLogger(__name__)
 
-#: ``progress(stage, done, total)`` with stage ``"parse"`` or ``"embed"``.
+#: ``progress(stage, done, total)``; stages: ``"parse"`` (files), ``"page <file>"`` (pages of one PDF),
+#: ``"chunk"`` (documents), ``"embed"`` (chunks), ``"save"``.
 IngestProgress = Callable[[str, int, int], None]
+#: ``on_wait(message)``: the index is locked by another writer and this one waits.
+WaitCallback = Callable[[str], None]
 
 
 @dataclass
@@ -56,6 +73,10 @@ class FileReport:
             encoding=doc.encoding,
         )
 
+    @classmethod
+    def failed(cls, name: str, error: DocumentError | str) -> FileReport:
+        return cls(file=name, status="error", action="failed", error=str(error))
+
 
 @dataclass
 class IngestReport:
@@ -75,6 +96,16 @@ class IngestReport:
 
     def to_dict(self) -> dict[str, Any]:
         return {"files": [asdict(f) for f in self.files], "totals": self.totals()}
+
+
+@dataclass
+class Parsed:
+    """One input after parsing: its document name, the document (or the error), and where it came from
+    (the resolved path of a file on disk; ``None`` for uploads and generated documents)."""
+
+    name: str
+    item: Document | DocumentError
+    origin: str | None = None
 
 
 def open_or_create(
@@ -108,6 +139,151 @@ def _describe(spec: dict[str, Any]) -> str:
     return f"{spec['name']}({params})"
 
 
+# ------------------------------------------------------------------ inputs from disk
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file to read: the name it will be indexed under, its path, its resolved path (identity), and
+    the folder the user named (a symlink may not lead outside it)."""
+
+    name: str
+    path: Path
+    origin: str
+    root: Path
+    parts: tuple[str, ...]  # path components as given, for disambiguation
+
+
+def expand_inputs(
+    paths: Iterable[str | os.PathLike[str]],
+) -> tuple[list[InputFile], list[FileReport]]:
+    """Files named on the command line, with folders expanded (recursively, supported types only).
+
+    Returns the inputs and a report for each argument that cannot be an input (missing path).
+    """
+    inputs: list[InputFile] = []
+    errors: list[FileReport] = []
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir() and not p.is_symlink():
+            base = p.resolve()
+            for f in sorted(p.rglob("*")):
+                if f.suffix.lower() not in SUPPORTED_SUFFIXES or (f.is_dir() and not f.is_symlink()):
+                    continue
+                rel = f.relative_to(p)
+                parts = (*_parts(p), *rel.parts)
+                name = "/".join((p.resolve().name or p.name, *rel.parts))
+                inputs.append(InputFile(name, f, _origin(f), base, parts))
+        elif not p.exists() and not p.is_symlink():
+            errors.append(
+                FileReport.failed(p.name or str(p), DocumentError(p.name or str(p), "no such file"))
+            )
+        else:
+            inputs.append(InputFile(p.name, p, _origin(p), p.parent.resolve(), _parts(p)))
+    return _disambiguate(inputs), errors
+
+
+def _parts(p: Path) -> tuple[str, ...]:
+    return tuple(x for x in Path(os.path.normpath(p)).parts if x not in ("/", "."))
+
+
+def _origin(p: Path) -> str:
+    """The absolute path a file was read from (symlinks not resolved: the link is what the user named)."""
+    return str(Path(os.path.abspath(p)))
+
+
+def _disambiguate(inputs: list[InputFile]) -> list[InputFile]:
+    """Rename inputs that share a name but are different files: longer path suffixes until unique."""
+    by_name: dict[str, list[int]] = {}
+    for i, x in enumerate(inputs):
+        by_name.setdefault(x.name, []).append(i)
+    out = list(inputs)
+    for idxs in by_name.values():
+        if len({inputs[i].origin for i in idxs}) <= 1:
+            continue
+        names = distinct_suffixes([inputs[i].parts for i in idxs])
+        for i, name in zip(idxs, names, strict=True):
+            x = inputs[i]
+            out[i] = InputFile(name, x.path, x.origin, x.root, x.parts)
+    return out
+
+
+def distinct_suffixes(paths: Sequence[Sequence[str]]) -> list[str]:
+    """The shortest trailing path of each that tells them all apart (``dirA/notes.txt``); paths that are
+    equal to the last component get a numbered name."""
+    depth = 1
+    longest = max(len(p) for p in paths)
+    while depth <= longest:
+        names = ["/".join(p[-depth:]) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+        depth += 1
+    names = ["/".join(p) for p in paths]
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else numbered(n, seen[n]))
+    return out
+
+
+def numbered(name: str, k: int) -> str:
+    """``notes (2).txt``: the k-th file of one name."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem} ({k}).{suffix}" if dot and stem else f"{name} ({k})"
+
+
+def parse_inputs(
+    inputs: Sequence[InputFile],
+    max_mb: float = DEFAULT_MAX_MB,
+    follow_symlinks: bool = False,
+    progress: IngestProgress | None = None,
+) -> list[Parsed]:
+    """Parse each input; every failure (even an unexpected one) becomes that file's error."""
+    parsed: list[Parsed] = []
+    for i, x in enumerate(inputs):
+
+        def pages(done: int, total: int, _name: str = x.name) -> None:
+            if progress:
+                progress(f"page {_name}", done, total)
+
+        parsed.append(
+            Parsed(
+                x.name,
+                guarded_parse(
+                    x.name,
+                    lambda x=x, pages=pages: load_document(
+                        x.path,
+                        max_mb,
+                        name=x.name,
+                        root=x.root,
+                        follow_symlinks=follow_symlinks,
+                        progress=pages,
+                    ),
+                ),
+                x.origin,
+            )
+        )
+        if progress:
+            progress("parse", i + 1, len(inputs))
+    return parsed
+
+
+def guarded_parse(name: str, parse: Callable[[], Document]) -> Document | DocumentError:
+    """``parse()``, with any failure turned into a ``DocumentError`` for this file alone."""
+    try:
+        return parse()
+    except DocumentError as e:
+        return e
+    except MemoryError:
+        return DocumentError(name, "not enough memory to parse the file")
+    except RecursionError:
+        return DocumentError(name, "the file is nested too deeply to parse")
+    except Exception as e:  # a parser bug on one file must not lose the batch
+        log.exception("unexpected error parsing %s", name)
+        return DocumentError(name, f"could not be parsed ({type(e).__name__}: {e})")
+
+
 def ingest_paths(
     store: IndexStore,
     paths: Iterable[str | os.PathLike[str]],
@@ -115,18 +291,19 @@ def ingest_paths(
     embedder: Embedder,
     max_mb: float = DEFAULT_MAX_MB,
     progress: IngestProgress | None = None,
+    *,
+    follow_symlinks: bool = False,
+    lock_timeout: float | None = None,
+    on_wait: WaitCallback | None = None,
 ) -> IngestReport:
-    """Parse and index files from disk; see :func:`ingest_documents`."""
-    paths = list(paths)
-    parsed: list[tuple[str, Document | DocumentError]] = []
-    for i, p in enumerate(paths):
-        try:
-            parsed.append((Path(p).name, load_document(p, max_mb=max_mb)))
-        except DocumentError as e:
-            parsed.append((Path(p).name, e))
-        if progress:
-            progress("parse", i + 1, len(paths))
-    return ingest_documents(store, parsed, chunker, embedder, progress)
+    """Parse and index files and folders from disk; see :func:`ingest_documents`."""
+    inputs, missing = expand_inputs(paths)
+    parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress)
+    report = ingest_documents(
+        store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
+    )
+    report.files = missing + report.files
+    return report
 
 
 def ingest_bytes(
@@ -138,81 +315,210 @@ def ingest_bytes(
     progress: IngestProgress | None = None,
 ) -> IngestReport:
     """Parse and index in-memory files (uploads): ``(file name, bytes)`` pairs."""
-    parsed: list[tuple[str, Document | DocumentError]] = []
-    for name, data in files:
-        try:
-            parsed.append((name, parse_bytes(name, data, max_mb=max_mb)))
-        except DocumentError as e:
-            parsed.append((name, e))
+    parsed = [
+        Parsed(name, guarded_parse(name, lambda d=data, n=name: parse_bytes(n, d, max_mb)))
+        for name, data in files
+    ]
     return ingest_documents(store, parsed, chunker, embedder, progress)
+
+
+# ------------------------------------------------------------------ indexing
+
+
+@dataclass
+class _Prepared:
+    doc: Document
+    chunks: list[Chunk]
+    vectors: np.ndarray
+    new_embeddings: int
 
 
 def ingest_documents(
     store: IndexStore,
-    parsed: list[tuple[str, Document | DocumentError]],
+    parsed: Sequence[Parsed | tuple[str, Document | DocumentError]],
     chunker: BaseChunker,
     embedder: Embedder,
     progress: IngestProgress | None = None,
+    *,
+    exact: bool = False,
+    lock_timeout: float | None = None,
+    on_wait: WaitCallback | None = None,
 ) -> IngestReport:
     """Chunk, embed and add parsed documents, then save the index once (atomically).
 
     Entries that are ``DocumentError``s are reported as failed; nothing about them touches the index.
+    With ``exact=True`` the index ends up holding exactly these documents (others are removed): how a
+    collection's index follows the collection.
     """
+    items = [p if isinstance(p, Parsed) else Parsed(p[0], p[1]) for p in parsed]
     report = IngestReport()
-    todo: list[tuple[FileReport, Document, list]] = []
-    for name, item in parsed:
-        if isinstance(item, DocumentError):
-            report.files.append(FileReport(file=name, status="error", action="failed", error=str(item)))
-            continue
-        doc = item
-        rep = FileReport.for_document(name, doc)
-        report.files.append(rep)
-        existing = store.find_source(doc.source)
-        if existing is not None and store.documents[existing].sha256 == doc.sha256:
-            rep.action, rep.chunks = "unchanged", store.doc_info[existing]["chunks"]
-            continue
-        if doc.doc_id in store.documents and store.documents[doc.doc_id].source != doc.source:
-            rep.action = "duplicate"
-            rep.warnings.append(
-                f"same content as {store.documents[doc.doc_id].source}, already indexed: skipped"
-            )
-            continue
-        if any(d.doc_id == doc.doc_id for _, d, _ in todo):
-            rep.action = "duplicate"
-            rep.warnings.append("same content as another file in this batch: skipped")
-            continue
-        rep.action = "replaced" if existing is not None else "added"
-        todo.append((rep, doc, chunker.split(doc)))
+    reps: dict[int, FileReport] = {}
+    for i, p in enumerate(items):
+        if isinstance(p.item, DocumentError):
+            reps[i] = FileReport.failed(p.name, p.item)
+        else:
+            reps[i] = FileReport.for_document(p.name, p.item)
+    report.files = [reps[i] for i in range(len(items))]
 
-    total = sum(len(chunks) for _, _, chunks in todo)
-    done = 0
-    with store.lock():
-        for rep, doc, chunks in todo:
-            before = embedder.new_embeddings
+    # 1. without the lock: chunk and embed what the current snapshot does not already hold
+    prepared: dict[int, _Prepared] = {}
+    todo = [i for i, p in enumerate(items) if not isinstance(p.item, DocumentError)]
+    todo = [i for i in todo if not _unchanged(store, items[i])]
+    _prepare(items, todo, prepared, reps, chunker, embedder, progress)
 
-            def step(d: int, _t: int, _base: int = done) -> None:
-                if progress:
-                    progress("embed", _base + d, total)
-
-            vectors = embedder.embed([c.text for c in chunks], progress=step)
-            done += len(chunks)
-            rep.new_embeddings = embedder.new_embeddings - before
-            rep.chunks = len(chunks)
-            store.add(
-                doc,
-                chunks,
-                vectors,
-                {
-                    "chars": doc.n_chars,
-                    "tables": doc.n_tables,
-                    "empty_pages": doc.empty_pages,
-                    "warnings": list(doc.warnings),
-                },
-            )
+    # 2. under the lock: re-read the index, decide against that state, add, save
+    with store.lock(lock_timeout, on_wait):
+        store.reload()
+        changed = False
+        if exact:
+            wanted = {p.item.source for p in items if isinstance(p.item, Document)}
+            for doc_id in [d for d, doc in store.documents.items() if doc.source not in wanted]:
+                store.remove(doc_id)
+                changed = True
+        batch_ids: dict[str, str] = {}  # doc_id -> the name that brought it in this batch
+        late: list[int] = []
+        plan: list[tuple[int, Document, str | None]] = []
+        for i, p in enumerate(items):
+            rep = reps[i]
+            if isinstance(p.item, DocumentError) or rep.status == "error":
+                continue
+            doc = _named(store, p, rep)
+            existing = store.find_source(doc.source)
+            if existing is not None and store.documents[existing].sha256 == doc.sha256:
+                rep.action, rep.chunks = "unchanged", store.doc_info[existing]["chunks"]
+                continue
+            if doc.doc_id in store.documents and store.documents[doc.doc_id].source != doc.source:
+                rep.action = "duplicate"
+                rep.warnings.append(
+                    f"same content as {store.documents[doc.doc_id].source}, already indexed: skipped"
+                )
+                continue
+            if doc.doc_id in batch_ids:
+                rep.action = "duplicate"
+                rep.warnings.append(f"same content as {batch_ids[doc.doc_id]} in this batch: skipped")
+                continue
+            batch_ids[doc.doc_id] = doc.source
+            rep.action = "replaced" if existing is not None else "added"
+            plan.append((i, doc, p.origin))
+            if i not in prepared:
+                late.append(i)
+        # documents another writer removed meanwhile, or renamed here: embed now (cached: cheap)
+        _prepare(items, late, prepared, reps, chunker, embedder, None)
+        for i, doc, origin in plan:
+            if reps[i].status == "error":
+                continue
+            prep = prepared[i]
+            rep = reps[i]
+            rep.chunks, rep.new_embeddings = len(prep.chunks), prep.new_embeddings
+            info = {
+                "chars": doc.n_chars,
+                "tables": doc.n_tables,
+                "empty_pages": doc.empty_pages,
+                "warnings": list(doc.warnings),
+            }
+            if origin is not None:
+                info["origin"] = origin
+            chunks = prep.chunks if prep.doc.source == doc.source else chunker.split(doc)
+            store.add(doc, chunks, prep.vectors, info)
+            changed = True
             log.info("%s: %d chunks (%d newly embedded)", doc.source, len(chunks), rep.new_embeddings)
-        if todo or not IndexStore.exists(store.path):
+        if changed or not IndexStore.exists(store.path):
+            if progress:
+                progress("save", 0, 1)
             store.save()
+            if progress:
+                progress("save", 1, 1)
     return report
+
+
+def _unchanged(store: IndexStore, p: Parsed) -> bool:
+    doc = p.item
+    assert isinstance(doc, Document)
+    name, _ = _resolve_name(store, p)
+    existing = store.find_source(name)
+    return existing is not None and store.documents[existing].sha256 == doc.sha256
+
+
+def _resolve_name(store: IndexStore, p: Parsed) -> tuple[str, str | None]:
+    """The name this input is indexed under, and a warning when it had to differ from its own.
+
+    A file read from a path that is already indexed keeps that document's name (it is the same file,
+    perhaps changed); a file whose name is taken by a file from *another* path gets a longer name; an
+    upload (no path) or a file from the same path replaces its namesake.
+    """
+    doc = p.item
+    assert isinstance(doc, Document)
+    if p.origin is None:
+        return doc.source, None
+    for doc_id, info in store.doc_info.items():
+        if info.get("origin") == p.origin:
+            return store.documents[doc_id].source, None
+    existing = store.find_source(doc.source)
+    if existing is None:
+        return doc.source, None
+    old_origin = store.doc_info.get(existing, {}).get("origin")
+    if old_origin is None:
+        return doc.source, None
+    taken = {d.source for d in store.documents.values()}
+    base = distinct_suffixes([_parts(Path(old_origin)), _parts(Path(p.origin))])[1]
+    name, k = base, 2
+    while name in taken:
+        name, k = numbered(base, k), k + 1
+    return (
+        name,
+        f"another file named {doc.source} (from {old_origin}) is indexed: kept both, this one as {name}",
+    )
+
+
+def _named(store: IndexStore, p: Parsed, rep: FileReport) -> Document:
+    """The document under the name :func:`_resolve_name` gives it (noting a rename in its report)."""
+    doc = p.item
+    assert isinstance(doc, Document)
+    name, warning = _resolve_name(store, p)
+    if name == doc.source:
+        return doc
+    if warning:
+        rep.warnings.append(warning)
+    rep.file = name
+    return Document(doc.doc_id, name, doc.sha256, doc.pages, doc.kind, doc.warnings, doc.encoding)
+
+
+def _prepare(
+    items: Sequence[Parsed],
+    indices: Sequence[int],
+    prepared: dict[int, _Prepared],
+    reps: dict[int, FileReport],
+    chunker: BaseChunker,
+    embedder: Embedder,
+    progress: IngestProgress | None,
+) -> None:
+    """Chunk and embed the given items (a chunking failure is that file's error)."""
+    split: list[tuple[int, Document, list[Chunk]]] = []
+    for n, i in enumerate(indices):
+        doc = items[i].item
+        assert isinstance(doc, Document)
+        try:
+            split.append((i, doc, chunker.split(doc)))
+        except Exception as e:  # per-file isolation: MemoryError, RecursionError, a chunker bug
+            log.exception("chunking %s failed", doc.source)
+            reps[i].status, reps[i].action = "error", "failed"
+            reps[i].error = str(DocumentError(doc.source, f"could not be chunked ({type(e).__name__}: {e})"))
+        if progress:
+            progress("chunk", n + 1, len(indices))
+    total = sum(len(c) for _, _, c in split)
+    done = 0
+    for i, doc, chunks in split:
+        before = embedder.new_embeddings
+
+        def step(d: int, _t: int, _base: int = done) -> None:
+            if progress:
+                progress("embed", _base + d, total)
+
+        vectors = embedder.embed([c.text for c in chunks], progress=step)
+        done += len(chunks)
+        prepared[i] = _Prepared(doc, chunks, vectors, embedder.new_embeddings - before)
+        if progress:
+            progress("embed", done, total)
 
 
 def sync_index(
@@ -227,12 +533,6 @@ def sync_index(
     Used when a collection is indexed under another chunker: documents are re-chunked from their
     parsed text, and the embedding cache makes identical chunks free.
     """
-    wanted = {d.source for d in documents}
-    stale = [doc_id for doc_id, d in store.documents.items() if d.source not in wanted]
-    report = ingest_documents(store, [(d.source, d) for d in documents], chunker, embedder, progress)
-    if stale or not IndexStore.exists(store.path):
-        with store.lock():
-            for doc_id in stale:
-                store.remove(doc_id)
-            store.save()
-    return report
+    return ingest_documents(
+        store, [Parsed(d.source, d) for d in documents], chunker, embedder, progress, exact=True
+    )

@@ -30,6 +30,7 @@ from ragkit.prompts import (
 )
 from ragkit.retrievers import retriever_from_config
 from ragkit.retrievers.analyzer import LUCENE_STOP_WORDS
+from ragkit.retrievers.base import warm_up
 from ragkit.store import IndexStore
 from ragkit.types import Hit, Message
 
@@ -66,6 +67,14 @@ class Answer:
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    #: stages served from a cache (``embed_query``: the query vector was already computed); an answer
+    #: with cached stages is not a fair latency sample
+    cached_stages: list[str] = field(default_factory=list)
+
+    @property
+    def latency_ms(self) -> float:
+        """The time this answer took, model loading excluded (``timings_ms["total"]``)."""
+        return self.timings_ms.get("total", 0.0)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -85,6 +94,7 @@ class Answer:
             "config_hash": self.config_hash,
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
             "timings_ms": self.timings_ms,
+            "cached_stages": list(self.cached_stages),
         }
 
 
@@ -101,6 +111,7 @@ class Prepared:
     mode: str
     timings_ms: dict[str, float]
     started: float
+    cached_stages: list[str] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------ pure helpers
@@ -182,10 +193,29 @@ class RagPipeline:
         )
         self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
+        self._warm = False
+
+    def warm_up(self) -> float:
+        """Load every model and build the search structures now; returns the milliseconds it took.
+
+        The first question runs this itself and reports it as the ``load`` stage, outside ``total``: a
+        model load is not the latency of a question.
+        """
+        t = time.perf_counter()
+        if not self._warm:
+            if not self.config.no_retrieval:
+                warm_up(self.retriever)
+            load = getattr(self.llm, "load", None)
+            if load is not None and self.llm.name == "local":
+                load()
+            self._warm = True
+        return (time.perf_counter() - t) * 1000
 
     @classmethod
     def from_index(cls, path: str | Path, config: PipelineConfig, **kwargs: Any) -> RagPipeline:
         """Open the index at ``path`` with the embedding model it was built with."""
+        from dataclasses import replace
+
         from ragkit.embeddings import Embedder
 
         manifest = IndexStore.read_manifest(path)
@@ -193,6 +223,15 @@ class RagPipeline:
             manifest["embedding"]["model"], dtype=manifest["embedding"].get("dtype", "float32")
         )
         store = IndexStore.open(path, model_id=embedder.model_id)
+        # the index fixes the chunker and the embedding model: record them, so the answer's config
+        # hash and JSON say what was really searched
+        chunker = store.chunker
+        config = replace(
+            config,
+            chunker=chunker["name"],
+            chunker_params=dict(chunker.get("config", {})),
+            embedding_model=store.model_id,
+        )
         return cls(config, store, embedder, **kwargs)
 
     # -------------------------------------------------------------- steps
@@ -218,8 +257,10 @@ class RagPipeline:
 
     def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
         """Rewrite, retrieve and score confidence; build the request unless the pipeline abstains."""
-        started = time.perf_counter()
         timings: dict[str, float] = {}
+        if not self._warm:
+            timings["load"] = self.warm_up()
+        started = time.perf_counter()
         history = recent_turns(history, self.config.history_turns)
         t = self.templates
         if self.config.no_retrieval:
@@ -234,11 +275,13 @@ class RagPipeline:
             )
             return Prepared(question, question, [], None, request, None, "no_retrieval", timings, started)
         query = self.standalone_query(question, history, timings)
+        has_query = getattr(self.embedder, "has_query", None)
+        cached = ["embed_query"] if has_query is not None and has_query(query) else []
         hits = self.retriever.search(query, self.config.top_k, timings)
         confidence = retrieval_confidence(hits, self.confidence_config)
         if confidence.abstain:
             return Prepared(
-                question, query, hits, confidence, None, confidence.reason, "rag", timings, started
+                question, query, hits, confidence, None, confidence.reason, "rag", timings, started, cached
             )
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
         # while chat backends read the original question (and the history) from the messages.
@@ -251,7 +294,7 @@ class RagPipeline:
             self.config.max_tokens,
             self._stop(),
         )
-        return Prepared(question, query, hits, confidence, request, None, "rag", timings, started)
+        return Prepared(question, query, hits, confidence, request, None, "rag", timings, started, cached)
 
     def _stop(self) -> tuple[str, ...]:
         # base models continue the transcript; chat models end their turn by themselves
@@ -297,6 +340,7 @@ class RagPipeline:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             timings_ms=timings,
+            cached_stages=list(prep.cached_stages),
         )
 
     # -------------------------------------------------------------- entry points

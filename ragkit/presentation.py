@@ -1,8 +1,14 @@
-"""Turning results into rows and highlighted text for display (pure; the pages only lay them out)."""
+"""Turning results into rows and highlighted text for display (pure; the pages only lay them out).
+
+Text that comes from documents (and answers, which quote them) is rendered so that nothing in it is
+fetched by the viewer's browser: Markdown images become plain text, raw HTML is escaped, and only
+``http(s)`` links stay links (a link is followed only when clicked).
+"""
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -82,3 +88,85 @@ def chunk_rows(store: IndexStore, source: str | None = None) -> list[dict]:
         for c in store.chunks
         if source is None or c.source == source
     ]
+
+
+# ------------------------------------------------------------------ safe rendering
+
+_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\n]*)\)")
+_IMAGE_REF = re.compile(r"!\[")
+_LINK = re.compile(r"(?<!\\)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+[\"'][^\n]*?[\"'])?\s*\)")
+_REF_DEF = re.compile(r"^( {0,3})\[([^\]\n]+)\]:", re.MULTILINE)
+_AUTOLINK = re.compile(r"<([a-zA-Z][a-zA-Z0-9+.-]*:[^>\s]*)>")
+_SAFE_SCHEME = re.compile(r"^https?://", re.IGNORECASE)
+
+
+def safe_markdown(text: str) -> str:
+    """``text`` as Markdown that loads nothing remote: images become ``[image: alt]`` text, links keep
+    only ``http(s)`` targets (others become their text), reference definitions are neutralised, and
+    ``<``/``>``/``&`` are escaped so no raw HTML can render even where HTML is allowed."""
+    text = _IMAGE.sub(lambda m: f"[image: {m.group(1) or 'no description'}]", text)
+    text = _IMAGE_REF.sub(r"!\\[", text)  # reference-style images: "![x][ref]" shown literally
+
+    def link(m: re.Match[str]) -> str:
+        target = m.group(2)
+        return m.group(0) if _SAFE_SCHEME.match(target) else m.group(1)
+
+    text = _LINK.sub(link, text)
+    text = _REF_DEF.sub(lambda m: f"{m.group(1)}\\[{m.group(2)}]:", text)
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _AUTOLINK.sub(lambda m: m.group(0), text)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~])")
+
+
+def display_name(name: str) -> str:
+    """A file name as literal Markdown text on one line: control characters shown as ``␊``-style
+    symbols, Markdown syntax escaped (a file named ``**x**.txt`` or with a newline breaks no listing)."""
+    shown = "".join(chr(0x2400 + ord(c)) if ord(c) < 32 else c for c in name)
+    return _MD_SPECIAL.sub(r"\\\1", shown)
+
+
+def plain_name(name: str) -> str:
+    """A file name on one line for plain-text places (tables, CSV): control characters made visible."""
+    return "".join(chr(0x2400 + ord(c)) if ord(c) < 32 else c for c in name)
+
+
+CITATION_CSS = (
+    "<style>.rk-cite{margin:0.15rem 0}.rk-cite>.rk-body{display:none;border-left:3px solid #f0b429;"
+    "padding:0.4rem 0.7rem;margin:0.3rem 0 0.6rem 0;background:rgba(240,180,41,0.08)}"
+    ".rk-cite:target>.rk-body{display:block}.rk-cite>a{text-decoration:none}"
+    ".rk-cite:target>a{font-weight:600}a.rk-ref{text-decoration:none;font-weight:600}</style>"
+)
+
+
+def cite_anchor(key: str, n: int) -> str:
+    return f"cite-{re.sub(r'[^A-Za-z0-9_-]', '-', key)}-{n}"
+
+
+def answer_html(text: str, n_sources: int, key: str) -> tuple[str, dict[int, int]]:
+    """The answer as safe Markdown whose citations are renumbered in the order cited and are links that
+    open their passage (``[2]`` -> ``#cite-<key>-2``); returns it and the old -> new number map."""
+    from ragkit.citations import renumber
+
+    shown, mapping = renumber(text, n_sources)
+    safe = safe_markdown(shown)
+    valid = set(mapping.values())
+
+    def link(m: re.Match[str]) -> str:
+        nums = [int(x) for x in re.findall(r"\d+", m.group(0))]
+        if not nums or any(n not in valid for n in nums):
+            return m.group(0)
+        return "".join(f'<a class="rk-ref" href="#{cite_anchor(key, n)}">[{n}]</a>' for n in nums)
+
+    return re.sub(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]", link, safe), mapping
+
+
+def citation_block_html(key: str, n: int, label: str, passage_html: str) -> str:
+    """One cited source: its label is a link that opens the passage below it (CSS ``:target``, no
+    script), which is also where the answer's ``[n]`` points."""
+    anchor = cite_anchor(key, n)
+    return (
+        f'<div class="rk-cite" id="{anchor}"><a href="#{anchor}">{html.escape(label)}</a>'
+        f'<div class="rk-body">{passage_html}</div></div>'
+    )

@@ -9,8 +9,15 @@ Layout of an index directory::
     vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows
 
 A save writes new ``<gen+1>`` files (temp file + rename each), then atomically replaces
-``manifest.json``; only then are older generations deleted. A crash at any point leaves the previous
-manifest pointing at complete files, so the index always opens.
+``manifest.json``; only then are generations older than the *previous* one deleted. A crash at any
+point leaves the previous manifest pointing at complete files, so the index always opens; and a reader
+that read the previous manifest an instant before the switch still finds its files (a reader that is
+slower than two whole saves retries the open once more).
+
+Writers serialise on an exclusive lock (``.lock``, ``flock``). A write must be based on the state it
+replaces: :meth:`IndexStore.lock` waits for the other writer (telling the caller it waits, up to a
+timeout) and :meth:`IndexStore.reload` then re-reads what that writer saved, so two processes that ingest
+into one index at once both keep their documents.
 """
 
 from __future__ import annotations
@@ -22,7 +29,8 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +44,47 @@ log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
 MANIFEST = "manifest.json"
+#: how long a writer waits for another one before giving up (seconds; ``RAGKIT_LOCK_TIMEOUT``)
+LOCK_TIMEOUT_S = float(os.environ.get("RAGKIT_LOCK_TIMEOUT", "600"))
+_DATA_PREFIXES = ("documents", "chunks", "vectors")
+
+
+@contextlib.contextmanager
+def file_lock(
+    path: Path,
+    what: str,
+    timeout: float | None = None,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``path`` (created if missing); wait for another holder up to
+    ``timeout`` seconds, calling ``on_wait(message)`` once when the wait starts."""
+    import fcntl
+
+    timeout = LOCK_TIMEOUT_S if timeout is None else timeout
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as fh:
+        deadline = time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as e:
+                if e.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+            if time.monotonic() >= deadline:
+                raise IndexStoreError(
+                    f"{what} is being written by another process; gave up after waiting {timeout:g} s "
+                    "(try again when it has finished)"
+                ) from None
+            if not told and on_wait is not None:
+                on_wait(f"{what} is being written by another process: waiting for it to finish…")
+                told = True
+            time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def _now() -> str:
@@ -110,8 +159,24 @@ class IndexStore:
     def open(
         cls, path: str | os.PathLike[str], model_id: str | None = None, dimension: int | None = None
     ) -> IndexStore:
-        """Load an index; with ``model_id``/``dimension``, refuse one built with another model."""
-        path = Path(path)
+        """Load an index; with ``model_id``/``dimension``, refuse one built with another model.
+
+        A data file that vanished between reading the manifest and the file (two saves by another
+        process in that instant) is not damage: the manifest is read again, up to three times.
+        """
+        for attempt in range(3):
+            try:
+                return cls._open_once(Path(path), model_id, dimension)
+            except _Vanished:
+                if attempt == 2:
+                    raise IndexStoreError(
+                        f"index {path} kept changing while it was opened (another process is saving it "
+                        "repeatedly); try again"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @classmethod
+    def _open_once(cls, path: Path, model_id: str | None, dimension: int | None) -> IndexStore:
         m = cls.read_manifest(path)
         emb = m["embedding"]
         if model_id is not None and model_id != emb["model"]:
@@ -134,6 +199,10 @@ class IndexStore:
             docs = [Document.from_dict(json.loads(line)) for line in _lines(path / files["documents"])]
             chunks = [Chunk.from_dict(json.loads(line)) for line in _lines(path / files["chunks"])]
             vectors = np.load(path / files["vectors"], allow_pickle=False)
+        except FileNotFoundError as e:
+            if _manifest_generation(path) != m["generation"]:
+                raise _Vanished from None  # a save replaced the generation we were reading
+            raise IndexStoreError(f"index {path} is damaged: {e}") from None
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise IndexStoreError(f"index {path} is damaged: {e}") from None
         if vectors.shape != (len(chunks), emb["dimension"]):
@@ -238,24 +307,30 @@ class IndexStore:
         return True
 
     @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """Hold an exclusive lock on the index directory while writing (one writer at a time)."""
-        import fcntl
+    def lock(
+        self, timeout: float | None = None, on_wait: Callable[[str], None] | None = None
+    ) -> Iterator[None]:
+        """Hold the index's writer lock (one writer at a time), waiting up to ``timeout`` seconds for
+        another writer; call :meth:`reload` inside it before changing anything."""
+        with file_lock(self.path / ".lock", f"index {self.path}", timeout, on_wait):
+            yield
 
-        self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / ".lock", "w") as fh:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as e:
-                if e.errno in (errno.EAGAIN, errno.EACCES):
-                    raise IndexStoreError(
-                        f"index {self.path} is being written by another process; try again later"
-                    ) from None
-                raise
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+    def reload(self) -> None:
+        """Re-read the index from disk if another process saved a newer generation since it was read
+        (call it holding :meth:`lock`, so the write is based on the latest state)."""
+        if not IndexStore.exists(self.path):
+            return
+        if _manifest_generation(self.path) == self.generation:
+            return
+        fresh = IndexStore.open(self.path)
+        if (fresh.model_id, fresh.dimension) != (self.model_id, self.dimension):
+            raise ModelMismatchError(
+                f"index {self.path} was rebuilt with embedding model {fresh.model_id!r} by another process"
+            )
+        for attr in ("chunker", "embedding_dtype", "created_at", "updated_at", "generation", "documents",
+                     "doc_info", "_chunks", "_vectors"):  # fmt: skip
+            setattr(self, attr, getattr(fresh, attr))
+        self._flat = None
 
     def save(self) -> None:
         """Write a new generation of data files, then switch the manifest to it atomically."""
@@ -299,12 +374,38 @@ class IndexStore:
         self._remove_stale(files)
 
     def _remove_stale(self, current: dict[str, str]) -> None:
+        """Delete data files older than the previous generation, and temp files of dead writers (only
+        one writer runs at a time, under the lock). The previous generation stays for readers that read
+        the old manifest an instant before this save switched it."""
         keep = set(current.values()) | {MANIFEST, ".lock"}
         for p in self.path.iterdir():
-            stale_data = p.name.split("-")[0] in ("documents", "chunks", "vectors")
-            if p.is_file() and p.name not in keep and (stale_data or p.name.endswith(".tmp")):
+            if not p.is_file() or p.name in keep:
+                continue
+            gen = _generation_of(p.name)
+            old_data = gen is not None and gen < self.generation - 1
+            if old_data or p.name.endswith(".tmp"):
                 with contextlib.suppress(OSError):
                     p.unlink()
+
+
+class _Vanished(Exception):
+    """A data file disappeared while the index was being opened (a concurrent save)."""
+
+
+def _generation_of(name: str) -> int | None:
+    """``7`` for ``chunks-000007.jsonl``; None for anything that is not a data file."""
+    prefix, _, rest = name.partition("-")
+    if prefix not in _DATA_PREFIXES:
+        return None
+    digits = rest.split(".", 1)[0]
+    return int(digits) if digits.isdigit() else None
+
+
+def _manifest_generation(path: Path) -> int | None:
+    try:
+        return int(json.loads((path / MANIFEST).read_text(encoding="utf-8"))["generation"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _lines(path: Path) -> Iterator[str]:

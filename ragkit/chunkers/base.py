@@ -2,22 +2,36 @@
 
 A chunker finds ``Segment``s — ``(start, end, heading_path)`` offsets into ``Document.text`` (the pages
 joined by a blank line) — and :func:`build_chunks` maps them back to per-page spans and stable ids.
+
+Two rules hold for every chunker, whatever its settings:
+
+- **A hard length cap.** No chunk is longer than ``max(MAX_CHUNK_CHARS, the chunker's own size)``
+  characters: a longer segment (a 2 MB "word", a paragraph without punctuation) is windowed, cutting
+  inside a word only when one word is longer than the window. The embedder reads the first few hundred
+  tokens of a chunk anyway; the cap keeps memory and time per chunk bounded.
+- **Tables keep their header.** A chunk that starts inside a Markdown table, below its header, gets
+  the header row(s) in front of its own text (and their span), so every piece of a split table says
+  what its columns are — unless header and chunk together would break the length cap.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import asdict, dataclass
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from dataclasses import asdict
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 from ragkit.errors import ConfigError
 from ragkit.hashing import config_key
 from ragkit.types import Chunk, Document, Span
 
+#: the hard cap on chunk length for chunkers whose own size limit is smaller (see the module docstring)
+MAX_CHUNK_CHARS = 4000
 
-@dataclass(frozen=True)
-class Segment:
+
+class Segment(NamedTuple):
+    """``text[start:end]`` of a document's text, under ``heading_path`` (a tuple: cheap in bulk)."""
+
     start: int
     end: int
     heading_path: tuple[str, ...] = ()
@@ -66,38 +80,91 @@ class BaseChunker:
     def segments(self, text: str) -> list[Segment]:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def max_chars(self) -> int:
+        """The longest chunk this chunker may produce (its own size limit, at least the hard cap)."""
+        return MAX_CHUNK_CHARS
+
     def split(self, document: Document) -> list[Chunk]:
-        return build_chunks(document, self.segments(document.text), self.key())
+        return build_chunks(document, self.segments(document.text), self.key(), self.max_chars())
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._config!r})"
 
 
-def build_chunks(document: Document, segments: list[Segment], key: str) -> list[Chunk]:
-    """Turn segments of ``document.text`` into chunks with page spans and ids ``<doc>-<key>-<n>``."""
+def build_chunks(
+    document: Document, segments: list[Segment], key: str, max_chars: int = MAX_CHUNK_CHARS
+) -> list[Chunk]:
+    """Turn segments of ``document.text`` into chunks with page spans and ids ``<doc>-<key>-<n>``.
+
+    Segments longer than ``max_chars`` are windowed first; a chunk starting inside a table below its
+    header gets the header in front (see the module docstring).
+    """
     text = document.text
     starts = document.page_starts()
+    tables = table_regions(text)
+    doc_id, source, prefix = document.doc_id, document.source, f"{document.doc_id}-{key}-"
     chunks: list[Chunk] = []
     for seg in segments:
         start, end = trim(text, seg.start, seg.end)
         if start >= end:
             continue
-        spans = _spans(document, starts, start, end)
-        if not spans:
-            continue
-        index = len(chunks)
-        chunks.append(
-            Chunk(
-                chunk_id=f"{document.doc_id}-{key}-{index:05d}",
-                doc_id=document.doc_id,
-                source=document.source,
-                index=index,
-                text=text[start:end],
-                spans=tuple(spans),
-                heading_path=seg.heading_path,
+        pieces = [(start, end)] if end - start <= max_chars else word_windows(text, start, end, max_chars, 0)
+        for p_start, p_end in pieces:
+            spans = _spans(document, starts, p_start, p_end)
+            if not spans:
+                continue
+            body = text[p_start:p_end]
+            header = _table_header(tables, p_start) if tables else None
+            if header is not None and header[1] - header[0] + 1 + len(body) <= max_chars:
+                h_start, h_end = header
+                spans = _spans(document, starts, h_start, h_end) + spans
+                body = text[h_start:h_end] + "\n" + body
+            index = len(chunks)
+            chunks.append(
+                Chunk(f"{prefix}{index:05d}", doc_id, source, index, body, tuple(spans), seg.heading_path)
             )
-        )
     return chunks
+
+
+_TABLE_ROW = re.compile(r"[ \t]*\|")
+_TABLE_RULE = re.compile(r"[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
+
+
+def table_regions(text: str) -> list[tuple[int, int, int]]:
+    """``(start, header_end, end)`` of each Markdown table: consecutive ``|`` lines whose second line is
+    a ``|---|`` rule. ``text[start:header_end]`` is the header row and the rule."""
+    out: list[tuple[int, int, int]] = []
+    if "|" not in text:
+        return out
+    lines: list[tuple[int, int]] = []  # the current run of table lines
+    pos = 0
+
+    def close() -> None:
+        if len(lines) >= 2 and _TABLE_RULE.match(text, lines[1][0], lines[1][1]):
+            out.append((lines[0][0], lines[1][1], lines[-1][1]))
+        lines.clear()
+
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        end = n if nl == -1 else nl
+        if _TABLE_ROW.match(text, pos, end):
+            lines.append((pos, end))
+        elif lines:
+            close()
+        pos = end + 1
+    close()
+    return out
+
+
+def _table_header(tables: list[tuple[int, int, int]], pos: int) -> tuple[int, int] | None:
+    """The header ``(start, end)`` of the table that ``pos`` lies in, below its header; else None."""
+    i = bisect.bisect_right(tables, (pos, 1 << 62, 0)) - 1
+    if i >= 0:
+        start, header_end, end = tables[i]
+        if header_end < pos < end:
+            return start, header_end
+    return None
 
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
@@ -110,6 +177,8 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _spans(document: Document, starts: list[int], start: int, end: int) -> list[Span]:
+    if len(starts) == 1:  # one page: the offsets are the page's own (the common case, made cheap)
+        return [Span(document.pages[0].number, start, end)] if start < end else []
     spans = []
     first = bisect.bisect_right(starts, start) - 1
     for i in range(max(first, 0), len(starts)):
@@ -127,10 +196,11 @@ _WORD_BREAK = re.compile(r"\s")
 
 
 def word_windows(text: str, start: int, end: int, size: int, overlap: int) -> list[tuple[int, int]]:
-    """Character windows of at most ``size`` over ``text[start:end]`` that never cut a word.
+    """Character windows of at most ``size`` over ``text[start:end]`` that cut no word shorter than them.
 
-    A window ends at the last whitespace before ``size``; a single word longer than ``size`` is kept
-    whole. The next window starts ``overlap`` characters earlier, moved forward to a word start.
+    A window ends at the last whitespace before ``size``; a single word longer than ``size`` is cut at
+    ``size`` (an unbroken run must not become one unbounded chunk). The next window starts ``overlap``
+    characters earlier, moved forward to a word start. Linear in the text length for a fixed ``size``.
     """
     out: list[tuple[int, int]] = []
     pos = start
@@ -148,16 +218,13 @@ def word_windows(text: str, start: int, end: int, size: int, overlap: int) -> li
             # back up to the whitespace before the word that straddles the limit
             back = text.rfind(" ", pos, limit)
             back = max(back, text.rfind("\n", pos, limit), text.rfind("\t", pos, limit))
-            if back > pos:
-                cut = back
-            else:  # one word longer than the window: keep it whole
-                m = _WORD_BREAK.search(text, limit, end)
-                cut = m.start() if m else end
+            # (no whitespace: one word longer than the window, cut at the window's end)
+            cut = back if back > pos else limit
         out.append((pos, cut))
         if cut >= end:
             break
         nxt = max(cut - overlap, pos + 1)
-        # start at a word boundary: move forward to the next word start
+        # start at a word boundary: move forward to the next word start (never past the cut)
         if nxt < cut and not text[nxt - 1].isspace():
             m = _WORD_BREAK.search(text, nxt, cut)
             nxt = m.start() if m else cut

@@ -3,6 +3,10 @@
 Splits at headings, horizontal rules and blank lines; keeps fenced code blocks and tables whole; merges
 pieces shorter than ``min_chars`` into a neighbour in the same section; records the heading path.
 A heading with no body of its own is carried into the next section's first chunk.
+
+"Whole" has a limit: a table or code block longer than ``max(max_chars, MAX_CHUNK_CHARS)`` is split
+between rows (tables; every piece then repeats the header, see ``chunkers.base``) or lines (code).
+Parsing and merging are linear in the text length (no backtracking regexes on a line, no list deletes).
 """
 
 from __future__ import annotations
@@ -10,13 +14,35 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ragkit.chunkers.base import BaseChunker, Segment, word_windows
+from ragkit.chunkers.base import MAX_CHUNK_CHARS, BaseChunker, Segment, word_windows
+from ragkit.config import check_value
 from ragkit.errors import ConfigError
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t#]*$")
-_HR = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_HEADING_START = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _TABLE_LINE = re.compile(r"^\s*\|")
+
+
+def _heading(line: str) -> tuple[int, str] | None:
+    """``(level, title)`` of an ATX heading line, else None (no regex backtracking over the title)."""
+    m = _HEADING_START.match(line)
+    if m is None:
+        return None
+    title = line[m.end() :].strip()
+    # a closing run of '#' after a space is not part of the title: "## Title ##"
+    stripped = title.rstrip("#")
+    if stripped != title and (not stripped or stripped[-1] in " \t"):
+        title = stripped.rstrip()
+    return len(m.group(1)), title
+
+
+def _is_rule(line: str) -> bool:
+    """A thematic break: three or more of one of ``-*_``, optionally spaced, nothing else."""
+    body = line.strip()
+    if len(line) - len(line.lstrip(" ")) > 3 or len(body) < 3 or body[0] not in "-*_":
+        return False
+    chars = body.replace(" ", "").replace("\t", "")
+    return len(chars) >= 3 and chars == body[0] * len(chars)
 
 
 @dataclass(frozen=True)
@@ -25,6 +51,8 @@ class MarkdownConfig:
     max_chars: int = 2000  # prose pieces above this are windowed; 0 = no limit. Tables/code stay whole.
 
     def __post_init__(self) -> None:
+        check_value("markdown", "min_chars", self.min_chars, "int", 0, 10_000_000)
+        check_value("markdown", "max_chars", self.max_chars, "int", 0, 10_000_000)
         if self.min_chars < 0:
             raise ConfigError(f"markdown: min_chars must be >= 0, got {self.min_chars}")
         if self.max_chars < 0 or (self.max_chars and self.max_chars < self.min_chars):
@@ -80,16 +108,16 @@ def _parse(text: str) -> list[_Section]:
             flush()
             current, kind, fence = _Piece(start, end, True), "fence", m.group(1)
             continue
-        m = _HEADING.match(body)
-        if m:
+        h = _heading(body)
+        if h is not None:
             flush()
-            level, title = len(m.group(1)), (m.group(2) or "").strip()
+            level, title = h
             while stack and stack[-1][0] >= level:
                 stack.pop()
             stack.append((level, title))
             sections.append(_Section(path=tuple(t for _, t in stack if t), heading=(start, end)))
             continue
-        if _HR.match(body):
+        if _is_rule(body):
             flush()
             sections.append(_Section(path=sections[-1].path))
             continue
@@ -112,8 +140,12 @@ class MarkdownChunker(BaseChunker):
     name = "markdown"
     config_class = MarkdownConfig
 
+    def max_chars(self) -> int:
+        return max(self.config.max_chars, MAX_CHUNK_CHARS)
+
     def segments(self, text: str) -> list[Segment]:
         min_chars, max_chars = self.config.min_chars, self.config.max_chars
+        cap = self.max_chars()
         out: list[Segment] = []
         carried: int | None = None  # start of a heading that had no body yet
         for sec in _parse(text):
@@ -127,7 +159,9 @@ class MarkdownChunker(BaseChunker):
             if lead is not None:
                 pieces[0].start = lead
             for piece in self._merge(pieces, min_chars, max_chars):
-                if piece.whole or not max_chars or len(piece) <= max_chars:
+                if piece.whole and len(piece) > cap:
+                    out.extend(Segment(s, e, sec.path) for s, e in _line_groups(text, piece, cap))
+                elif piece.whole or not max_chars or len(piece) <= max_chars:
                     out.append(Segment(piece.start, piece.end, sec.path))
                 else:
                     out.extend(
@@ -140,23 +174,61 @@ class MarkdownChunker(BaseChunker):
 
     @staticmethod
     def _merge(pieces: list[_Piece], min_chars: int, max_chars: int) -> list[_Piece]:
+        """Merge each piece under ``min_chars`` into the next one (or, failing that, the previous one)
+        while the result fits ``max_chars``; one pass, so linear in the number of pieces."""
+
         def fits(a: _Piece, b: _Piece) -> bool:
             return not max_chars or (b.end - a.start) <= max_chars or a.whole or b.whole
 
-        merged = list(pieces)
-        i = 0
-        while i < len(merged):
-            p = merged[i]
-            if len(p) < min_chars and len(merged) > 1:
-                if i + 1 < len(merged) and fits(p, merged[i + 1]):
-                    nxt = merged[i + 1]
-                    merged[i + 1] = _Piece(p.start, nxt.end, p.whole or nxt.whole)
-                    del merged[i]
-                    continue
-                if i > 0 and fits(merged[i - 1], p):
-                    prev = merged[i - 1]
-                    merged[i - 1] = _Piece(prev.start, p.end, p.whole or prev.whole)
-                    del merged[i]
-                    continue
-            i += 1
-        return merged
+        if len(pieces) <= 1:
+            return list(pieces)
+        out: list[_Piece] = []
+        carry: _Piece | None = None  # a small piece waiting to be merged forward
+        for p in pieces:
+            if carry is not None:
+                if fits(carry, p):
+                    p = _Piece(carry.start, p.end, carry.whole or p.whole)
+                elif out and fits(out[-1], carry):
+                    out[-1] = _Piece(out[-1].start, carry.end, out[-1].whole or carry.whole)
+                else:
+                    out.append(carry)
+                carry = None
+            if len(p) < min_chars:
+                carry = p
+            else:
+                out.append(p)
+        if carry is not None:
+            if out and fits(out[-1], carry):
+                out[-1] = _Piece(out[-1].start, carry.end, out[-1].whole or carry.whole)
+            else:
+                out.append(carry)
+        return out
+
+
+def _table_header_length(text: str, piece: _Piece) -> int:
+    """Length of the header row and rule (plus a newline) if ``piece`` holds a table, else 0."""
+    from ragkit.chunkers.base import table_regions
+
+    for start, header_end, _end in table_regions(text[piece.start : piece.end]):
+        return header_end - start + 1
+    return 0
+
+
+def _line_groups(text: str, piece: _Piece, cap: int) -> list[tuple[int, int]]:
+    """Split an over-long table or code block between lines into groups of at most ``cap`` characters
+    (a single longer line is left to the hard cap in ``build_chunks``)."""
+    groups: list[tuple[int, int]] = []
+    g_start = piece.start
+    pos = piece.start
+    # pieces of a table after the first get its header in front (chunkers.base): leave room for it
+    room = cap - _table_header_length(text, piece)
+    limit = cap
+    while pos < piece.end:
+        nl = text.find("\n", pos, piece.end)
+        line_end = piece.end if nl == -1 else nl
+        if line_end - g_start > limit and pos > g_start:
+            groups.append((g_start, pos - 1))
+            g_start, limit = pos, room
+        pos = line_end + 1
+    groups.append((g_start, piece.end))
+    return groups

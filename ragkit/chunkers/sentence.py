@@ -2,6 +2,9 @@
 
 The sentence splitter is rule-based and punctuation-aware: it does not split after abbreviations
 ("e.g.", "Fig. 3", "et al."), initials ("J. Smith"), dotted acronyms ("U.S.") or inside decimals.
+Each row of a Markdown table is a sentence of its own (a table has no sentence punctuation). The
+splitter is linear in the text length: a match can only start at the beginning of a run of
+punctuation, and its quantifiers are possessive, so a 100 KB run of dots is one step, not n².
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ragkit.chunkers.base import BaseChunker, Segment
+from ragkit.config import check_value
 from ragkit.errors import ConfigError
 
 ABBREVIATIONS = frozenset(
@@ -20,7 +24,8 @@ ABBREVIATIONS = frozenset(
     """.split()
 )
 # Sentence end: . ! ? (or an ellipsis), optional closing quotes/brackets, then whitespace.
-_END = re.compile(r"(?:\.{3}|[.!?]+)['\"”’)\]]*(?=\s)")
+_END = re.compile(r"(?<![.!?])(?:\.{3}(?![.!?])|[.!?]++)['\"”’)\]]*+(?=\s)")
+_TABLE_LINE = re.compile(r"[ \t]*\|")
 _PARA = re.compile(r"\n[ \t]*\n\s*")
 
 
@@ -38,8 +43,30 @@ def paragraphs(text: str, start: int = 0, end: int | None = None) -> list[tuple[
 
 
 def sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
-    """``(start, end)`` of each sentence in ``text[start:end]`` (offsets into ``text``)."""
+    """``(start, end)`` of each sentence in ``text[start:end]`` (offsets into ``text``); a Markdown table
+    row (a line starting with ``|``) is a sentence of its own."""
     end = len(text) if end is None else end
+    if text.find("|", start, end) == -1:
+        return _prose_sentences(text, start, end)
+    out: list[tuple[int, int]] = []
+    prose = start  # start of the current run of non-table lines
+    pos = start
+    while pos < end:
+        nl = text.find("\n", pos, end)
+        line_end = end if nl == -1 else nl
+        if _TABLE_LINE.match(text, pos, line_end):
+            if prose < pos:
+                out.extend(_prose_sentences(text, prose, pos))
+            if text[pos:line_end].strip():
+                out.append((pos, line_end))
+            prose = line_end + 1
+        pos = line_end + 1
+    if prose < end:
+        out.extend(_prose_sentences(text, prose, end))
+    return out
+
+
+def _prose_sentences(text: str, start: int, end: int) -> list[tuple[int, int]]:
     out, pos = [], start
     for m in _END.finditer(text, start, end):
         if _is_boundary(text, m.start(), m.end(), end):
@@ -88,6 +115,8 @@ class SentenceConfig:
     overlap: int = 0
 
     def __post_init__(self) -> None:
+        check_value("sentence", "n", self.n, "int", 1, 100_000)
+        check_value("sentence", "overlap", self.overlap, "int", 0, 100_000)
         if self.n < 1:
             raise ConfigError(f"sentence: n must be >= 1, got {self.n}")
         if not 0 <= self.overlap < self.n:
@@ -104,6 +133,9 @@ class SentenceChunker(BaseChunker):
         n, step = self.config.n, self.config.n - self.config.overlap
         out: list[Segment] = []
         for p_start, p_end in paragraphs(text):
+            if _END.search(text, p_start, p_end) is None and text.find("|", p_start, p_end) == -1:
+                out.append(Segment(p_start, p_end))  # one sentence (no inner sentence end): the paragraph
+                continue
             sents = sentences(text, p_start, p_end)
             for i in range(0, len(sents), step):
                 window = sents[i : i + n]

@@ -1,10 +1,12 @@
-"""Sliding character windows with overlap that never cut inside a word."""
+"""Sliding character windows with overlap that never cut inside a word (unless one word is longer than
+the window, which is then cut at the window's end)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ragkit.chunkers.base import BaseChunker, Segment, word_windows
+from ragkit.chunkers.base import MAX_CHUNK_CHARS, BaseChunker, Segment, word_windows
+from ragkit.config import check_value
 from ragkit.errors import ConfigError
 
 
@@ -14,8 +16,8 @@ class SlidingConfig:
     overlap: int = 100
 
     def __post_init__(self) -> None:
-        if self.size < 1:
-            raise ConfigError(f"sliding: size must be >= 1, got {self.size}")
+        check_value("sliding", "size", self.size, "int", 1, 10_000_000)
+        check_value("sliding", "overlap", self.overlap, "int", 0, 10_000_000)
         if not 0 <= self.overlap < self.size:
             raise ConfigError(
                 f"sliding: overlap must be >= 0 and below size ({self.size}), got {self.overlap}"
@@ -27,6 +29,9 @@ class SlidingChunker(BaseChunker):
 
     name = "sliding"
     config_class = SlidingConfig
+
+    def max_chars(self) -> int:
+        return max(self.config.size, MAX_CHUNK_CHARS)
 
     def segments(self, text: str) -> list[Segment]:
         c = self.config

@@ -9,6 +9,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragkit.errors import RagkitError
 from ragkit.hashing import sha256_bytes
@@ -131,23 +132,62 @@ def load_squad(path: str | os.PathLike[str]) -> SquadDataset:
 class LabelledQuestion:
     """One question of a set run through full pipelines.
 
-    ``relevant`` maps a judgement unit to its grade: a file name (``relevant_sources`` of a CSV/JSONL set,
-    the paragraph of a SQuAD question) or a chunk id (labels made in the UI, ``level="chunk"``). A
-    question with neither gold answers nor relevant units has no evidence in the collection: the right
-    response is "I don't know".
+    Relevance comes at one of two levels:
+
+    - ``relevant`` maps a *file* to its grade (``relevant_sources`` of a CSV/JSONL set, the paragraph of a
+      SQuAD question): chunk hits are aggregated to files, each at its best chunk's rank.
+    - ``evidence`` holds labelled *passages* (UI labels, ``evidence`` quotes in a CSV/JSONL set): any
+      chunk of any chunker is judged by its overlap with them (:mod:`ragkit.evaluation.evidence`).
+
+    ``absent`` says there is no evidence in the collection (the right response is "I don't know"): a
+    held-out SQuAD paragraph, a CSV row with no gold answer, source or evidence, or a question the user
+    marked so in the Label tab. A question that is neither answerable nor absent is *unlabelled* and left
+    out of every metric.
     """
 
     qid: str
     question: str
     answers: tuple[str, ...] = ()
     relevant: tuple[tuple[str, int], ...] = ()
+    evidence: tuple[Any, ...] = ()  # ragkit.evaluation.evidence.Evidence
+    absent: bool = False
+    quotes: tuple[str, ...] = ()  # evidence as typed in a question file, located over the collection
 
     @property
     def answerable(self) -> bool:
-        return bool(self.answers or self.relevant)
+        return bool(self.answers or self.relevant or self.evidence or self.quotes)
+
+    @property
+    def status(self) -> str:
+        if self.answerable:
+            return "answerable"
+        return "absent" if self.absent else "unlabelled"
 
     def qrels(self) -> dict[str, int]:
+        if self.evidence:
+            return {e.unit_id: 1 for e in self.evidence}
         return dict(self.relevant)
+
+    def to_list(self) -> list[Any]:
+        """JSON form stored with a saved run (so it can be re-run without the original file)."""
+        return [
+            self.qid,
+            self.question,
+            list(self.answers),
+            [list(r) for r in self.relevant],
+            [e.to_list() for e in self.evidence],
+            self.absent,
+        ]
+
+    @classmethod
+    def from_list(cls, x: list[Any]) -> LabelledQuestion:
+        from ragkit.evaluation.evidence import Evidence
+
+        evidence = tuple(Evidence.from_list(e) for e in x[4]) if len(x) > 4 else ()
+        answers, relevant = tuple(x[2]), tuple(tuple(r) for r in x[3])
+        # runs saved before ``absent`` existed: no answers and no relevant sources meant absent
+        absent = bool(x[5]) if len(x) > 5 else not (answers or relevant)
+        return cls(str(x[0]), str(x[1]), answers, relevant, evidence, absent)  # type: ignore[arg-type]
 
 
 def _split_list(value: object) -> tuple[str, ...]:
@@ -163,9 +203,19 @@ def _split_list(value: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s.strip() for s in items if str(s).strip()))
 
 
+def _split_quotes(value: object) -> tuple[str, ...]:
+    """Evidence quotes: a JSON list, or one cell with several quotes separated by ``|`` (a quote may hold
+    ``;`` or ``,``)."""
+    if value is None:
+        return ()
+    items = [str(v) for v in value] if isinstance(value, list | tuple) else str(value).split("|")
+    return tuple(dict.fromkeys(x.strip() for x in items if x.strip()))
+
+
 def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
-    """Questions from a CSV (header row) or JSONL file with ``question`` and optional ``gold_answer`` and
-    ``relevant_sources`` (several separated by ``;`` or ``|``, or JSON lists) and ``id``.
+    """Questions from a CSV (header row) or JSONL file with ``question`` and optional ``gold_answer``,
+    ``relevant_sources`` (several separated by ``;`` or ``|``, or JSON lists), ``evidence`` (quotes of the
+    passages that answer it, separated by ``|``: passage-level relevance) and ``id``.
 
     Raises ``RagkitError`` naming the file and the line for a missing column, bad JSON or an empty question.
     """
@@ -204,7 +254,11 @@ def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
         seen.add(qid)
         answers = _split_list(row.get("gold_answer", row.get("gold_answers")))
         sources = _split_list(row.get("relevant_sources"))
-        out.append(LabelledQuestion(qid, q, answers, tuple((s, 1) for s in sources)))
+        quotes = _split_quotes(row.get("evidence"))
+        absent = not (answers or sources or quotes)  # nothing to find: "I don't know" is right
+        out.append(
+            LabelledQuestion(qid, q, answers, tuple((s, 1) for s in sources), absent=absent, quotes=quotes)
+        )
     if not out:
         raise RagkitError(f"{filename}: no questions found")
     return out
@@ -226,7 +280,7 @@ def squad_questions(ds: SquadDataset, held_out: frozenset[str] = frozenset()) ->
     out = []
     for q in ds.questions:
         if q.paragraph_id in held_out:
-            out.append(LabelledQuestion(q.qid, q.question))
+            out.append(LabelledQuestion(q.qid, q.question, absent=True))
         else:
             out.append(LabelledQuestion(q.qid, q.question, q.answers, ((q.paragraph_id, 1),)))
     return out

@@ -1,12 +1,19 @@
-"""Relevance labels made in the UI: pooled candidates, saved with the collection, used as chunk qrels.
+"""Relevance labels made in the UI, saved with the collection: evidence passages per question.
 
-For a question, the candidates are the union of the chunks several configurations retrieved (A ∪ B),
-shown in an order that depends only on the question and the chunk (a hash), so neither configuration's
-ranking leaks into the judging. Labels are kept in ``<collection>/labels.jsonl`` (rewritten atomically).
+A label marks a **passage** — ``(document, character spans)`` — as evidence for a question, or as judged
+not relevant. It comes from a retrieved chunk (the chunk's own spans), from a search over the whole
+collection, or from a quote the user types (located in the documents). Because labels are spans, not chunk
+ids, the same labels judge every chunker (see :mod:`ragkit.evaluation.evidence`).
 
-A hit counts against the labels through its chunk id; a chunk from another chunker (other ids) counts
-as the labelled chunk it mostly lies within (at least half its characters), so a config with a
-different chunker is judged by the same labels instead of scoring zero.
+A question has no evidence in the collection only when the user says so (``set_absent``); a question
+whose pooled candidates were all judged not relevant is *unlabelled* (its evidence has not been found
+yet), never "absent" by inference.
+
+For a question, the pooled candidates are the union of the chunks several configurations retrieved
+(A ∪ B), shown in an order that depends only on the question and the chunk (a hash), so neither
+configuration's ranking leaks into the judging. Labels are kept in ``<collection>/labels.jsonl``
+(rewritten atomically; the latest label for a passage wins). Files written before passages existed hold
+chunk labels with their spans: they are read as passage labels, and saved in the new form.
 """
 
 from __future__ import annotations
@@ -15,15 +22,18 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+from ragkit.errors import RagkitError
 from ragkit.evaluation.datasets import LabelledQuestion
+from ragkit.evaluation.evidence import Evidence, SpanT, locate_quote, merge_passages
 from ragkit.store import atomic_write
 from ragkit.types import Chunk, Hit
 
 LABELS_FILE = "labels.jsonl"
-OVERLAP_SHARE = 0.5
+VERSION = 2
 
 
 def question_id(question: str) -> str:
@@ -51,109 +61,203 @@ def candidates_for(question: str, pipelines: Sequence[object]) -> list[Chunk]:
     return pool_candidates(question, hit_lists)
 
 
+def search_collection(store: Any, query: str, k: int = 10) -> list[Chunk]:
+    """BM25 over every chunk of ``store`` (not just what a config retrieved): how the Label tab finds
+    evidence that no configuration brought up."""
+    from ragkit.retrievers.bm25 import BM25Retriever
+
+    return [h.chunk for h in BM25Retriever(store).search(query, k)]
+
+
 @dataclass(frozen=True)
 class Label:
+    """One judged passage for one question."""
+
     question: str
-    chunk_id: str
     source: str
-    spans: tuple[tuple[int, int, int], ...]
+    spans: tuple[SpanT, ...]
     relevant: bool
+    chunk_id: str = ""  # the chunk it was labelled from, if any (provenance only)
+    quote: str = ""  # the text the user typed, if it was located from a quote
     at: str = ""
 
-    def to_dict(self) -> dict:
+    @property
+    def key(self) -> tuple[str, tuple[SpanT, ...]]:
+        return (self.source, self.spans)
+
+    def to_dict(self) -> dict[str, Any]:
         return {
+            "v": VERSION,
             "qid": question_id(self.question),
             "question": self.question,
-            "chunk_id": self.chunk_id,
+            "kind": "passage",
             "source": self.source,
             "spans": [list(s) for s in self.spans],
             "relevant": self.relevant,
+            "chunk_id": self.chunk_id,
+            "quote": self.quote,
             "at": self.at,
         }
 
 
-def _overlap(chunk: Chunk, label: Label) -> int:
-    """Characters of ``chunk`` that lie inside ``label``'s spans (same source, same page)."""
-    if chunk.source != label.source:
-        return 0
-    total = 0
-    for s in chunk.spans:
-        for page, start, end in label.spans:
-            if page == s.page:
-                total += max(0, min(s.end, end) - max(s.start, start))
-    return total
+@dataclass
+class QuestionLabels:
+    question: str
+    passages: dict[tuple[str, tuple[SpanT, ...]], Label] = field(default_factory=dict)
+    absent: bool = False
+    absent_at: str = ""
+
+    @property
+    def relevant(self) -> list[Label]:
+        return [x for x in self.passages.values() if x.relevant]
+
+    def verdict(self, chunk: Chunk) -> bool | None:
+        """The label given to exactly this chunk's passage, if any (what the UI pre-selects)."""
+        lab = self.passages.get((chunk.source, tuple((s.page, s.start, s.end) for s in chunk.spans)))
+        return None if lab is None else lab.relevant
+
+    def evidence(self) -> list[Evidence]:
+        return merge_passages((x.source, x.spans) for x in self.relevant)
+
+    @property
+    def status(self) -> str:
+        """``evidence`` (passages marked relevant), ``absent`` (the user said there is none), or
+        ``unlabelled`` (nothing relevant found yet: left out of every metric)."""
+        if self.relevant:
+            return "evidence"
+        return "absent" if self.absent else "unlabelled"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
 class LabelSet:
-    """All labels of one collection, by question id then chunk id; the latest label wins."""
+    """All labels of one collection, by question; the latest label of a passage wins."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._labels: dict[str, dict[str, Label]] = {}  # question id -> chunk id -> label
+        self._q: dict[str, QuestionLabels] = {}
+        self.migrated = 0  # old chunk-id labels read (and rewritten as passages on save)
         if self.path.is_file():
-            for line in self.path.read_text(encoding="utf-8").splitlines():
-                if not line.strip():
-                    continue
-                d = json.loads(line)
-                lab = Label(
-                    d["question"],
-                    d["chunk_id"],
-                    d["source"],
-                    tuple(tuple(s) for s in d["spans"]),
-                    bool(d["relevant"]),
-                    d.get("at", ""),
-                )
-                self._labels.setdefault(question_id(lab.question), {})[lab.chunk_id] = lab
+            for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+                if line.strip():
+                    try:
+                        self._read(json.loads(line))
+                    except (ValueError, KeyError, TypeError) as e:
+                        raise RagkitError(f"{self.path.name}: line {n} is not a label ({e})") from None
+
+    def _read(self, d: dict[str, Any]) -> None:
+        q = self._entry(d["question"])
+        if d.get("kind") == "absent":
+            q.absent, q.absent_at = bool(d["absent"]), d.get("at", "")
+            return
+        if "v" not in d:
+            self.migrated += 1  # version 1: a chunk label with the chunk's spans
+        spans = tuple(tuple(int(x) for x in s) for s in d["spans"])
+        lab = Label(
+            q.question,
+            d["source"],
+            spans,  # type: ignore[arg-type]
+            bool(d["relevant"]),
+            d.get("chunk_id", ""),
+            d.get("quote", ""),
+            d.get("at", ""),
+        )
+        q.passages[lab.key] = lab
+
+    def _entry(self, question: str) -> QuestionLabels:
+        qid = question_id(question)
+        if qid not in self._q:
+            self._q[qid] = QuestionLabels(question.strip())
+        return self._q[qid]
 
     @classmethod
     def for_collection(cls, collection: object) -> LabelSet:
         return cls(Path(collection.path) / LABELS_FILE)  # type: ignore[attr-defined]
 
     def __len__(self) -> int:
-        return sum(len(x) for x in self._labels.values())
+        return sum(len(q.passages) + int(q.absent) for q in self._q.values())
+
+    # -------------------------------------------------------------- labelling
 
     def set(self, question: str, chunk: Chunk, relevant: bool) -> None:
-        """Label one chunk for one question (in memory; :meth:`save` writes)."""
+        """Label a chunk's passage for one question (in memory; :meth:`save` writes)."""
         spans = tuple((s.page, s.start, s.end) for s in chunk.spans)
-        at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
-        self._labels.setdefault(question_id(question), {})[chunk.chunk_id] = Label(
-            question.strip(), chunk.chunk_id, chunk.source, spans, relevant, at
-        )
+        self.set_passage(question, chunk.source, spans, relevant, chunk_id=chunk.chunk_id)
+
+    def set_passage(
+        self,
+        question: str,
+        source: str,
+        spans: Sequence[SpanT],
+        relevant: bool = True,
+        *,
+        chunk_id: str = "",
+        quote: str = "",
+    ) -> None:
+        q = self._entry(question)
+        lab = Label(q.question, source, tuple(tuple(s) for s in spans), relevant, chunk_id, quote, _now())  # type: ignore[misc]
+        q.passages[lab.key] = lab
+        if relevant:
+            q.absent = False  # evidence found: the question is answerable after all
+
+    def add_quote(
+        self, question: str, quote: str, documents: Sequence[Any], source: str | None = None
+    ) -> int:
+        """Mark every occurrence of ``quote`` in the documents as evidence; returns how many were found."""
+        found = locate_quote(quote, documents, source)
+        for src, spans in found:
+            self.set_passage(question, src, spans, True, quote=quote.strip())
+        return len(found)
+
+    def set_absent(self, question: str, absent: bool = True) -> None:
+        """Say explicitly that the collection holds no answer to ``question`` (or take that back)."""
+        q = self._entry(question)
+        q.absent, q.absent_at = absent, _now()
 
     def save(self) -> None:
-        labels = [self._labels[q][c] for q in sorted(self._labels) for c in sorted(self._labels[q])]
+        lines: list[dict[str, Any]] = []
+        for qid in sorted(self._q):
+            q = self._q[qid]
+            for key in sorted(q.passages):
+                lines.append(q.passages[key].to_dict())
+            if q.absent or q.absent_at:
+                lines.append(
+                    {
+                        "v": VERSION,
+                        "qid": qid,
+                        "question": q.question,
+                        "kind": "absent",
+                        "absent": q.absent,
+                        "at": q.absent_at,
+                    }
+                )
         atomic_write(
             self.path,
-            lambda f: f.writelines(json.dumps(x.to_dict(), ensure_ascii=False) + "\n" for x in labels),
+            lambda f: f.writelines(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
         )
+        self.migrated = 0
 
-    def for_question(self, question: str) -> dict[str, Label]:
-        """chunk id -> label for this question."""
-        return dict(self._labels.get(question_id(question), {}))
+    # -------------------------------------------------------------- reading
+
+    def for_question(self, question: str) -> QuestionLabels:
+        return self._q.get(question_id(question)) or QuestionLabels(question.strip())
 
     def questions(self) -> list[LabelledQuestion]:
-        """Every labelled question as a chunk-level question (relevant = chunks labelled relevant; a
-        question whose candidates were all judged not relevant has no evidence in the collection)."""
+        """Every labelled question: with evidence passages, explicitly without evidence (``absent``), or
+        unlabelled (kept, so the run can say how many were left out)."""
         out = []
-        for qid in sorted(self._labels):
-            labs = [self._labels[qid][c] for c in sorted(self._labels[qid])]
+        for qid in sorted(self._q):
+            q = self._q[qid]
             out.append(
-                LabelledQuestion(
-                    qid, labs[0].question, (), tuple((x.chunk_id, 1) for x in labs if x.relevant)
-                )
+                LabelledQuestion(qid, q.question, evidence=tuple(q.evidence()), absent=q.status == "absent")
             )
         return out
 
-    def judgement_unit(self, question: str, chunk: Chunk) -> str:
-        """The labelled chunk id this chunk counts as: itself if labelled, else the labelled chunk holding
-        at least half of its characters, else its own (unjudged, hence not relevant) id."""
-        labels = self._labels.get(question_id(question), {})
-        if chunk.chunk_id in labels:
-            return chunk.chunk_id
-        size = sum(s.end - s.start for s in chunk.spans) or 1
-        best, best_overlap = chunk.chunk_id, 0
-        for cid, lab in labels.items():
-            ov = _overlap(chunk, lab)
-            if ov > best_overlap:
-                best, best_overlap = cid, ov
-        return best if best_overlap >= OVERLAP_SHARE * size else chunk.chunk_id
+    def counts(self) -> dict[str, int]:
+        """How many questions have evidence, are marked absent, or are still unlabelled."""
+        out = {"evidence": 0, "absent": 0, "unlabelled": 0}
+        for q in self._q.values():
+            out[q.status] += 1
+        return out

@@ -17,6 +17,11 @@ from ragkit.retrievers.intent import INTENTS
 #: fewer questions than this and only large differences can be told apart
 SMALL_SET = 30
 QUALITY_METRICS = ("ndcg@10", "contains_gold", "f1", "recall@10", "mrr@10", "exact_match")
+#: a metric at its best on this share of questions for every config cannot separate them
+SATURATED_SHARE = 0.8
+RANK_METRICS = ("ndcg@10", "recall@10", "mrr@10", "gold_ndcg@10", "gold_recall@10", "gold_mrr@10")
+#: answers are cut to this many characters in the on-screen table (the CSV keeps them whole)
+ANSWER_PREVIEW = 160
 
 
 def metric_names(result: dict[str, Any]) -> list[str]:
@@ -66,9 +71,12 @@ def comparison_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def per_question_rows(result: dict[str, Any], metrics: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """One row per question: its text and intent, then for each config its metrics, confidence,
-    whether it abstained, and latency."""
+def per_question_rows(
+    result: dict[str, Any], metrics: Sequence[str] | None = None, full_answers: bool = False
+) -> list[dict[str, Any]]:
+    """One row per question: its text and intent, then for each config its answer (cut to
+    ``ANSWER_PREVIEW`` characters unless ``full_answers``), metrics, confidence, whether it abstained,
+    and latency."""
     metrics = list(metrics or metric_names(result))
     first = result["configs"][0]["per_question"]
     rows = []
@@ -80,6 +88,11 @@ def per_question_rows(result: dict[str, Any], metrics: Sequence[str] | None = No
         }
         for c in result["configs"]:
             pq = c["per_question"].get(qid, {})
+            if "answer" in pq:
+                answer = " ".join(str(pq["answer"]).split())
+                if not full_answers and len(answer) > ANSWER_PREVIEW:
+                    answer = answer[: ANSWER_PREVIEW - 1] + "…"
+                row[f"{c['name']}: answer"] = answer
             for m in metrics:
                 v = pq.get(m)
                 row[f"{c['name']}: {m}"] = None if v is None else round(float(v), 4)
@@ -93,7 +106,8 @@ def per_question_rows(result: dict[str, Any], metrics: Sequence[str] | None = No
 
 
 def per_question_csv(result: dict[str, Any]) -> str:
-    rows = per_question_rows(result)
+    """The per-question table as CSV, with every answer whole."""
+    rows = per_question_rows(result, full_answers=True)
     buf = io.StringIO()
     if rows:
         writer = csv.DictWriter(buf, fieldnames=list(rows[0]))
@@ -174,17 +188,68 @@ def warnings(result: dict[str, Any]) -> list[str]:
         out.append(
             "Too few questions differ to test: " + ", ".join(sorted(small)) + " (reported not significant)."
         )
+    out.extend(saturation_warnings(result))
+    params = result.get("params", {})
+    if params.get("unlabelled_left_out"):
+        out.append(
+            f"{params['unlabelled_left_out']} labelled questions have no evidence marked and are not marked "
+            "'no answer in the collection': they were left out (label them in the Label tab)."
+        )
+    if result.get("level") == "mixed":
+        out.append(
+            "Relevance is mixed: questions with evidence quotes are judged by passage, the others by file; "
+            "the retrieval means average both kinds."
+        )
     return out
+
+
+def saturation_warnings(result: dict[str, Any]) -> list[str]:
+    """Say when a retrieval metric cannot tell the configs apart: file-level relevance over so few files
+    that every config's top-k holds them, or a metric at its maximum on most questions for every config."""
+    out: list[str] = []
+    level = result.get("level", "document")
+    files = result.get("params", {}).get("collection_files")
+    top_k = max((c["config"].get("top_k", 0) for c in result["configs"] if "config" in c), default=0)
+    if level in ("document", "mixed") and files and top_k and files <= top_k:
+        out.append(
+            f"File-level labels over {files} files cannot separate these configs: one top-{top_k} list can "
+            f"hold all {files} files, whichever config ranks them. Label passages (Evaluate → Label, or an "
+            "'evidence' column of quotes) — or read the gold_* metrics, which judge chunks by the gold "
+            "answer."
+        )
+    for m in RANK_METRICS:
+        shares = []
+        for c in result["configs"]:
+            vals = [v[m] for v in c["per_question"].values() if v.get(m) is not None]
+            if len(vals) < 5:
+                break
+            shares.append(sum(x >= 1.0 - 1e-9 for x in vals) / len(vals))
+        else:
+            if shares and len(result["configs"]) > 1 and min(shares) >= SATURATED_SHARE:
+                out.append(
+                    f"{m} is at its maximum on {min(shares):.0%} or more of the questions for every config: "
+                    "it cannot tell them apart here."
+                )
+    return out
+
+
+def level_label(result: dict[str, Any]) -> str:
+    """How relevance was judged, in words."""
+    return {
+        "document": "file-level relevance",
+        "passage": "passage-level relevance (labelled spans)",
+        "mixed": "passage- and file-level relevance",
+        "chunk": "chunk-level relevance",
+    }.get(result.get("level", "document"), f"{result.get('level')}-level relevance")
 
 
 def markdown_report(result: dict[str, Any]) -> str:
     """The run as Markdown: provenance, metric table per config, every comparison with its CI and
     verdict, calibration, latency per stage, per-intent slices and warnings."""
-    level = result.get("level", "document")
     lines = [
         f"# ragkit evaluation: {Path(result['dataset']).name}",
         "",
-        f"{result['questions']} questions · {result['dataset_kind']} ({level}-level relevance)"
+        f"{result['questions']} questions · {result['dataset_kind']} ({level_label(result)})"
         f" · dataset sha256 {result['dataset_hash'][:12]} · ragkit {result['ragkit_version']}"
         + (f" · run {result['run_id']}" if result.get("run_id") else ""),
         "",

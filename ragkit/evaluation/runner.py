@@ -7,11 +7,17 @@ Question sets (:func:`load_question_set`):
 - a SQuAD JSON file: every question through the full pipeline over an index of the paragraphs;
   optionally a fraction of paragraphs held out of the index, whose questions then have no evidence;
 - a CSV/JSONL of ``question, gold_answer, relevant_sources`` over an existing collection;
-- the relevance labels saved with a collection (chunk-level qrels).
+- the evidence passages labelled in the UI and saved with a collection (passage-level relevance).
 
-Pipeline sets report retrieval metrics (over the hits the pipeline passes to the LLM), answer metrics
-(contains-gold, token F1, exact match), abstention on questions with and without evidence, an optional
-LLM judge, the calibration of the retrieval confidence, latency per stage and tokens.
+Pipeline sets report retrieval metrics (over the hits the pipeline passes to the LLM, in ragkit's own
+order), answer metrics (contains-gold, token F1, exact match), abstention on questions with and without
+evidence, an optional LLM judge, the calibration of the retrieval confidence, latency per stage and tokens.
+
+Retrieval relevance per question: labelled passages (``evidence``: any chunker judged by overlap, see
+:mod:`ragkit.evaluation.evidence`), else relevant files (hits aggregated to files at their best chunk's
+rank); and, for every question with a gold answer, a second source named ``gold_*``: chunks that contain
+the normalised gold answer. Latency excludes model loading (its own ``load`` stage); configs are run
+interleaved and each embeds its own query.
 """
 
 from __future__ import annotations
@@ -56,15 +62,19 @@ from ragkit.types import Document
 Progress = Callable[[str, int, int], None]
 BEIR_METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 RETRIEVAL_METRICS = ("ndcg@10", "recall@10", "mrr@10")
+EVIDENCE_METRICS = ("evidence_precision",)
+GOLD_METRICS = ("gold_ndcg@10", "gold_recall@10", "gold_mrr@10")
 ANSWER_METRICS = ("contains_gold", "f1", "exact_match")
 ABSTENTION_METRICS = ("false_abstention", "idk_when_absent")
 JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
 #: every per-question metric, in table order
-PER_QUESTION_METRICS = BEIR_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS
+PER_QUESTION_METRICS = (
+    BEIR_METRICS + EVIDENCE_METRICS + GOLD_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS
+)
 LOWER_IS_BETTER = frozenset({"false_abstention"})  # abstaining when the evidence is there is a miss
 CALIBRATION_MEANING = (
-    "correct = the retrieved chunks hold the evidence (a relevant source or chunk, else the gold answer "
-    "text); questions whose evidence is absent count as incorrect"
+    "correct = the retrieved chunks hold the evidence (a labelled passage or a relevant file, else the "
+    "gold answer text); questions whose evidence is absent count as incorrect"
 )
 
 
@@ -83,7 +93,7 @@ class QuestionSet:
     questions: list[LabelledQuestion] = field(default_factory=list)
     documents: list[Document] | None = None  # None: use ``collection``'s documents
     collection: Any = None  # ragkit.collections.Collection
-    level: str = "document"  # document | chunk (UI labels)
+    level: str = "document"  # document (files) | passage (labelled spans) | mixed
     beir: BeirDataset | None = None
     params: dict[str, Any] = field(default_factory=dict)
 
@@ -105,10 +115,10 @@ def dataset_hash(path: str | Path) -> str:
     return h.hexdigest()
 
 
-def _questions_hash(questions: Sequence[LabelledQuestion], collection: Any) -> str:
+def questions_hash(questions: Sequence[LabelledQuestion], collection: Any) -> str:
     """sha256 over the questions, their labels and the collection's documents (name + content hash)."""
     payload = {
-        "questions": [[q.qid, q.question, list(q.answers), [list(r) for r in q.relevant]] for q in questions],
+        "questions": [q.to_list() for q in questions],
         "documents": sorted([d.source, d.sha256] for d in collection.documents()) if collection else [],
     }
     return config_key(payload)
@@ -130,19 +140,27 @@ def load_question_set(
 
         if collection is None:
             raise RagkitError("labelled questions belong to a collection: choose one")
-        qs = LabelSet.for_collection(collection).questions()
+        every = LabelSet.for_collection(collection).questions()
+        qs = [q for q in every if q.status != "unlabelled"]
         if not qs:
-            raise RagkitError(f"collection {collection.name!r} has no labelled questions yet")
+            raise RagkitError(
+                f"collection {collection.name!r} has no labelled questions yet"
+                + (f" ({len(every)} questions have no evidence marked yet)" if every else "")
+            )
         return QuestionSet(
             f"{collection.name}-labels",
             "labels",
             f"labels of {collection.name}",
-            _questions_hash(qs, collection),
+            questions_hash(qs, collection),
             qs,
             None,
             collection,
-            "chunk",
-            params={"collection": collection.name},
+            "passage",
+            params={
+                "collection": collection.name,
+                "collection_files": len(collection.documents()),
+                "unlabelled_left_out": len(every) - len(qs),
+            },
         )
     if text is not None:
         name = filename or "questions.csv"
@@ -176,28 +194,70 @@ def load_question_set(
 def collection_question_set(
     name: str, source: str, qs: list[LabelledQuestion], collection: Any
 ) -> QuestionSet:
-    """A question set over an existing collection; every relevant source must be one of its files."""
+    """A question set over an existing collection: relevant sources must be files of it (a bare file name
+    matches a document stored under a longer path when only one does), evidence quotes must occur in it."""
+    from dataclasses import replace
+
+    from ragkit.evaluation.evidence import locate_quote, merge_passages
+
     if collection is None:
         raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")
-    if not collection.documents():
+    docs = collection.documents()
+    if not docs:
         raise RagkitError(f"collection {collection.name!r} is empty")
-    known = {d.source for d in collection.documents()}
-    unknown = sorted({s for q in qs for s, _ in q.relevant} - known)
+    names = resolve_sources({s for q in qs for s, _ in q.relevant}, [d.source for d in docs])
+    unknown = sorted(k for k, v in names.items() if v is None)
     if unknown:
         raise RagkitError(
             f"{Path(source).name}: relevant_sources not in collection {collection.name!r}: "
             + ", ".join(unknown[:5])
         )
+    out = []
+    for q in qs:
+        relevant = tuple((names[s] or s, g) for s, g in q.relevant)
+        evidence = q.evidence
+        if q.quotes:
+            passages = []
+            for quote in q.quotes:
+                found = [p for src, _ in relevant or [(None, 0)] for p in locate_quote(quote, docs, src)]
+                if not found:
+                    where = f"in {', '.join(s for s, _ in relevant)}" if relevant else "in the collection"
+                    raise RagkitError(
+                        f"{Path(source).name}: question {q.qid}: the evidence quote {quote[:80]!r} "
+                        f"is not {where}"
+                    )
+                passages.extend(found)
+            evidence = tuple(merge_passages(passages))
+        out.append(replace(q, relevant=relevant, evidence=evidence, quotes=()))
+    levels = {
+        "passage" if q.evidence else "document" for q in out if q.answerable and (q.evidence or q.relevant)
+    }
+    level = levels.pop() if len(levels) == 1 else ("mixed" if levels else "document")
     return QuestionSet(
         name,
         "questions",
         source,
-        _questions_hash(qs, collection),
-        qs,
+        questions_hash(out, collection),
+        out,
         None,
         collection,
-        params={"collection": collection.name},
+        level,
+        params={"collection": collection.name, "collection_files": len(docs)},
     )
+
+
+def resolve_sources(wanted: set[str], sources: Sequence[str]) -> dict[str, str | None]:
+    """Each wanted file name -> the collection's document name: itself, or the one document whose name
+    ends with ``/<wanted>`` (same-name files from two folders are stored under longer names)."""
+    have = set(sources)
+    out: dict[str, str | None] = {}
+    for w in wanted:
+        if w in have:
+            out[w] = w
+            continue
+        matches = [s for s in sources if s.endswith("/" + w)]
+        out[w] = matches[0] if len(matches) == 1 else None
+    return out
 
 
 # ------------------------------------------------------------------ runs
@@ -310,7 +370,7 @@ class BeirRunner:
 
 class QuestionRunner:
     """Every question through one config's full pipeline; see the module docstring for what is
-    measured. Built once (index, pipeline), then stepped question by question."""
+    measured. Built once (index, pipeline, models loaded), then stepped question by question."""
 
     def __init__(
         self,
@@ -326,21 +386,20 @@ class QuestionRunner:
         self.qset, self.config, self.judge = qset, config, judge
         store, self.emb = index_for(qset, config, embedders, index_root, progress)
         self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=api_key)
-        self.labels = None
-        if qset.level == "chunk":
-            from ragkit.evaluation.labels import LabelSet
-
-            self.labels = LabelSet.for_collection(qset.collection)
+        self.load_ms = self.pipe.warm_up()  # model loading is not any question's latency
         self.per_q: dict[str, dict[str, Any]] = {}
-        self.runs: dict[str, dict[str, float]] = {}
+        self.runs: dict[str, list[str]] = {}  # question -> ranked units (passages or files)
+        self.gold_runs: dict[str, list[str]] = {}  # question -> ranked gold-answer hits
         self.asked: list[LabelledQuestion] = []
         self.stage_times: dict[str, list[float]] = {}
         self.tokens = {"prompt": 0, "completion": 0, "reported": 0}
 
     def items(self, limit: int | None) -> list[LabelledQuestion]:
-        return self.qset.questions[: limit or None]
+        return first_questions(self.qset.questions, limit)
 
     def step(self, q: LabelledQuestion) -> None:
+        from ragkit.evaluation.evidence import evidence_precision, evidence_ranking, gold_ranking
+
         _fresh_query(self.emb)
         ans = self.pipe.ask(q.question)
         answered = not ans.abstained
@@ -348,6 +407,7 @@ class QuestionRunner:
             question=q.question,
             intent=classify_intent(q.question),
             answerable=q.answerable,
+            status=q.status,
             answer=ans.text,
             abstained=ans.abstained,
             confidence=ans.confidence.value if ans.confidence else None,
@@ -361,37 +421,42 @@ class QuestionRunner:
                 }
                 for h in ans.hits
             ],
-            latency_ms=ans.timings_ms.get("total", 0.0),
+            latency_ms=ans.latency_ms,
             timings_ms=dict(ans.timings_ms),
             prompt_tokens=ans.prompt_tokens,
             completion_tokens=ans.completion_tokens,
         )
         row.update(dict.fromkeys(PER_QUESTION_METRICS))
-        # retrieval: hits mapped to judgement units (files, or labelled chunks)
-        if q.relevant:
-            if self.labels is not None:
-                units = [(self.labels.judgement_unit(q.question, h.chunk), h.score) for h in ans.hits]
-            else:
-                units = [(h.chunk.source, h.score) for h in ans.hits]
-            self.runs[q.qid] = max_by_document(units, 100)
+        chunks = [h.chunk for h in ans.hits]
+        # retrieval: ragkit's ranking, expanded to labelled passages, or aggregated to relevant files
+        if q.evidence:
+            row["relevance"] = "passage"
+            self.runs[q.qid] = evidence_ranking(chunks, q.evidence)
+            row["evidence_precision"] = evidence_precision(chunks, q.evidence)
+        elif q.relevant:
+            row["relevance"] = "document"
+            self.runs[q.qid] = list(
+                max_by_document([(c.source, h.score) for c, h in zip(chunks, ans.hits, strict=True)], 100)
+            )
         if q.answers:
+            self.gold_runs[q.qid] = gold_ranking([c.text for c in chunks], q.answers)
             row["contains_gold"] = contains_gold(ans.text, q.answers) if answered else 0.0
             row["f1"] = token_f1(ans.text, q.answers) if answered else 0.0
             row["exact_match"] = exact_match(ans.text, q.answers) if answered else 0.0
         if q.answerable:
             row["false_abstention"] = float(ans.abstained)
-        else:
+        elif q.absent:
             row["idk_when_absent"] = float(ans.abstained)
-        # calibration target: does the retrieved text hold the evidence?
-        if not q.answerable:
+        # calibration target: does the retrieved text hold the evidence? (unlabelled questions: unknown)
+        if q.absent and not q.answerable:
             row["evidence_retrieved"] = 0.0
-        elif q.relevant:
-            rel = {u for u, g in q.relevant if g > 0}
+        elif q.qid in self.runs:
+            rel = {u for u, g in q.qrels().items() if g > 0}
             row["evidence_retrieved"] = float(any(u in rel for u in self.runs[q.qid]))
-        else:
-            row["evidence_retrieved"] = contains_gold(" ".join(h.chunk.text for h in ans.hits), q.answers)
+        elif q.answers:
+            row["evidence_retrieved"] = contains_gold(" ".join(c.text for c in chunks), q.answers)
         if self.judge is not None and answered:
-            j = self.judge.judge(q.question, [h.chunk.text for h in ans.hits], ans.text)
+            j = self.judge.judge(q.question, [c.text for c in chunks], ans.text)
             row["judge_faithfulness"], row["judge_relevance"] = j.faithfulness, j.relevance
             row["judge_parsed"] = j.parsed
             if not j.parsed:
@@ -408,12 +473,21 @@ class QuestionRunner:
     def finish(self) -> ConfigRun:
         per_q, config, judge = self.per_q, self.config, self.judge
         if self.runs:
-            qrels = {q.qid: q.qrels() for q in self.asked if q.relevant}
+            qrels = {q.qid: q.qrels() for q in self.asked if q.qid in self.runs}
             for qid, vals in per_query_metrics(qrels, self.runs, RETRIEVAL_METRICS).items():
                 per_q[qid].update(vals)
+        if self.gold_runs:
+            qrels = {qid: {"gold": 1} for qid in self.gold_runs}
+            for qid, vals in per_query_metrics(qrels, self.gold_runs, RETRIEVAL_METRICS).items():
+                per_q[qid].update({f"gold_{k}": v for k, v in vals.items()})
         metrics, counts = _aggregate(per_q, PER_QUESTION_METRICS)
-        conf = [v["confidence"] for v in per_q.values() if v["confidence"] is not None]
-        corr = [v["evidence_retrieved"] for v in per_q.values() if v["confidence"] is not None]
+        judged = [
+            v
+            for v in per_q.values()
+            if v["confidence"] is not None and v.get("evidence_retrieved") is not None
+        ]
+        conf = [v["confidence"] for v in judged]
+        corr = [v["evidence_retrieved"] for v in judged]
         calibration = None
         if conf:
             calibration = {
@@ -425,9 +499,9 @@ class QuestionRunner:
             }
             metrics["ece"] = calibration["ece"]
         if judge is not None:
-            judged = [v for v in per_q.values() if "judge_parsed" in v]
-            metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged))
-            counts["judge_parse_failures"] = len(judged)
+            judged_q = [v for v in per_q.values() if "judge_parsed" in v]
+            metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged_q))
+            counts["judge_parse_failures"] = len(judged_q)
         lat = [v["latency_ms"] for v in per_q.values()]
         models = {
             "embedding": self.emb.model_id,
@@ -437,17 +511,33 @@ class QuestionRunner:
             models["reranker"] = config.rerank_model
         if judge is not None:
             models["judge"] = judge.model_id
+        stage = {s: latency_summary(v) for s, v in self.stage_times.items()}
+        stage["load (once)"] = {"p50": self.load_ms, "p95": self.load_ms, "mean": self.load_ms}
         return ConfigRun(
             config,
             per_q,
             metrics,
             latency_summary(lat),
             calibration,
-            {s: latency_summary(v) for s, v in self.stage_times.items()},
+            stage,
             self.tokens if self.tokens["reported"] else {},
             counts,
             models,
         )
+
+
+def first_questions(questions: Sequence[LabelledQuestion], limit: int | None) -> list[LabelledQuestion]:
+    """The first ``limit`` questions, keeping the share of questions without evidence: a plain prefix of
+    a SQuAD set with a holdout would mostly drop them. Order within each group is kept."""
+    if not limit or limit >= len(questions):
+        return list(questions)
+    absent = [q for q in questions if q.status == "absent"]
+    others = [q for q in questions if q.status != "absent"]
+    n_absent = min(len(absent), round(limit * len(absent) / len(questions)))
+    if absent and n_absent == 0 and limit >= 2:
+        n_absent = 1  # a limited run still tests "I don't know" when the set does
+    chosen = {id(q) for q in absent[:n_absent]} | {id(q) for q in others[: limit - n_absent]}
+    return [q for q in questions if id(q) in chosen]
 
 
 def run_interleaved(
@@ -537,9 +627,7 @@ def evaluate_configs(
         "ragkit_version": __version__,
         "questions": len(runs[0].per_question),
         "question_set": (
-            [[q.qid, q.question, list(q.answers), [list(r) for r in q.relevant]] for q in qset.questions]
-            if qset.kind in ("questions", "labels")
-            else None
+            [q.to_list() for q in qset.questions] if qset.kind in ("questions", "labels") else None
         ),
         "metric_names": metric_names,
         "lower_is_better": sorted(LOWER_IS_BETTER),

@@ -16,7 +16,13 @@ from typing import Any
 from ragkit.config import PipelineConfig
 from ragkit.errors import RagkitError
 from ragkit.evaluation.datasets import LabelledQuestion
-from ragkit.evaluation.runner import QuestionSet, collection_question_set, evaluate_configs, load_question_set
+from ragkit.evaluation.runner import (
+    QuestionSet,
+    collection_question_set,
+    evaluate_configs,
+    load_question_set,
+    questions_hash,
+)
 from ragkit.store import atomic_write
 
 
@@ -73,14 +79,25 @@ def question_set_of(saved: dict[str, Any], collection: Any = None) -> QuestionSe
         from ragkit.collections import Collection
 
         collection = Collection(params["collection"])
-    qs = [
-        LabelledQuestion(q[0], q[1], tuple(q[2]), tuple(tuple(r) for r in q[3]))
-        for q in saved["question_set"]
-    ]
-    qset = collection_question_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
+        if not collection.exists:
+            raise RagkitError(f"run {saved.get('run_id')}: its collection {params['collection']!r} is gone")
     if kind == "labels":
-        qset = QuestionSet(**{**qset.__dict__, "kind": "labels", "level": "chunk"})
-    return qset
+        if saved.get("level") == "chunk":  # a run from before passages: its labels live on, migrated
+            return load_question_set(collection=collection, labels=True)
+        qs = [LabelledQuestion.from_list(q) for q in saved["question_set"]]
+        return QuestionSet(
+            saved.get("dataset_name", "labels"),
+            "labels",
+            saved["dataset"],
+            questions_hash(qs, collection),
+            qs,
+            None,
+            collection,
+            "passage",
+            params=dict(params),
+        )
+    qs = [LabelledQuestion.from_list(q) for q in saved["question_set"]]
+    return collection_question_set(saved.get("dataset_name", "questions"), saved["dataset"], qs, collection)
 
 
 def pipelines_for(

@@ -24,6 +24,13 @@ class Retriever(Protocol):
     def search(self, query: str, top_k: int = 10, timings: Timings | None = None) -> list[Hit]: ...
 
 
+def warm_up(retriever: object) -> None:
+    """Load models and build search structures now, if the retriever can (a test double may not)."""
+    fn = getattr(retriever, "warm_up", None)
+    if fn is not None:
+        fn()
+
+
 @contextmanager
 def timed(timings: Timings | None, stage: str) -> Iterator[None]:
     """Add the block's wall time in ms to ``timings[stage]`` (if a dict was given)."""

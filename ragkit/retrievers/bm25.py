@@ -61,6 +61,12 @@ class BM25Retriever:
             self._generation = self.store.generation
         return self._bm25
 
+    def warm_up(self) -> None:
+        """Build the BM25 statistics (and load the embedder used for cosines) now."""
+        self.build()
+        if self.embedder is not None:
+            _ = self.embedder.dimension
+
     def search(self, query: str, top_k: int = 10, timings: Timings | None = None) -> list[Hit]:
         if top_k < 1:
             raise ConfigError(f"top_k must be >= 1, got {top_k}")

@@ -41,6 +41,11 @@ class DenseRetriever:
             self._index, self._generation = index, self.store.generation
         return self._index
 
+    def warm_up(self) -> None:
+        """Load the query model and build the FAISS index now (so no query's latency includes them)."""
+        _ = self.embedder.dimension
+        self._faiss()
+
     def search(self, query: str, top_k: int = 10, timings: Timings | None = None) -> list[Hit]:
         if top_k < 1:
             raise ConfigError(f"top_k must be >= 1, got {top_k}")

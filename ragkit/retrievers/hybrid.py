@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ragkit.errors import ConfigError
-from ragkit.retrievers.base import Retriever, Timings, timed
+from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
 from ragkit.retrievers.intent import INTENT_WEIGHTS, classify_intent
 from ragkit.types import Hit
@@ -59,6 +59,10 @@ class HybridRetriever:
         bm25_w, dense_w = INTENT_WEIGHTS[intent]
         routed = {**self.weights, "bm25": bm25_w, "dense": dense_w}
         return {n: routed[n] for n in self.retrievers}, intent
+
+    def warm_up(self) -> None:
+        for r in self.retrievers.values():
+            warm_up(r)
 
     def search(self, query: str, top_k: int = 10, timings: Timings | None = None) -> list[Hit]:
         if top_k < 1:

@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 from ragkit.errors import ConfigError, ModelNotAvailableError
-from ragkit.retrievers.base import Retriever, Timings, timed
+from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
 from ragkit.types import Hit
 
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
@@ -75,6 +75,11 @@ class RerankRetriever:
         self.base = base
         self.reranker = reranker if reranker is not None else CrossEncoderReranker()
         self.candidates = candidates
+
+    def warm_up(self) -> None:
+        warm_up(self.base)
+        if hasattr(self.reranker, "warm_up"):
+            self.reranker.warm_up()
 
     def search(self, query: str, top_k: int = 10, timings: Timings | None = None) -> list[Hit]:
         if top_k < 1:

@@ -216,29 +216,83 @@ def test_csv_set_errors(collection):
         )
 
 
-def test_ui_labels_count_as_chunk_qrels(collection, tmp_path, embedder):
+NOTES = "\n\n".join(
+    [
+        "Lab notebook, week 12. The centrifuge was serviced on Monday and calibrated again on Tuesday.",
+        "We compared three buffers for the assay. The phosphate buffer gave the most stable readings.",
+        "Reading group: penicillin kills bacteria by blocking the synthesis of their cell walls, which is "
+        "why it does not harm human cells, which have no walls.",
+        "The cold room thermostat failed twice. Samples were moved to the backup freezer in time.",
+        "Next week we repeat the assay with fresh reagents and a second operator for blinding.",
+    ]
+)
+
+
+def test_passage_labels_judge_two_chunkers_and_compare_sees_the_same_passage(collection, tmp_path, embedder):
     from ragkit.chunkers import make_chunker
-    from ragkit.evaluation.labels import LabelSet, pool_candidates
+    from ragkit.compare import compare_question
+    from ragkit.evaluation.evidence import evidence_ranking
+    from ragkit.evaluation.labels import LabelSet
+    from ragkit.evaluation.metrics import per_query_metrics
     from ragkit.pipeline import RagPipeline
 
-    a = PipelineConfig(name="A", retriever="dense", llm="extractive", top_k=3)
-    b = PipelineConfig(name="B", retriever="bm25", llm="extractive", top_k=3)
-    store, _ = collection.index(make_chunker(a.chunker, **a.chunker_params), embedder)
+    collection.add_files([("notes.txt", NOTES.encode())])
+    a = PipelineConfig(
+        name="A", retriever="dense", llm="extractive", top_k=3, chunker_params={"size": 200, "overlap": 0}
+    )
+    b = PipelineConfig(
+        name="B", retriever="dense", llm="extractive", top_k=3, chunker="sentence", chunker_params={"n": 1}
+    )
+    question = "Which drug blocks bacterial cell wall synthesis?"
     labels = LabelSet.for_collection(collection)
-    question = QUERIES["4"][0]
-    pool = pool_candidates(question, [RagPipeline(c, store, embedder).ask(question).hits for c in (a, b)])
-    for ch in pool:
-        labels.set(question, ch, ch.source == "d4.txt")
+    assert (
+        labels.add_quote(
+            question, "penicillin kills bacteria by blocking the synthesis", collection.documents()
+        )
+        == 2
+    )
+    labels.set_absent("What did the 1969 moon landing cost?")
+    labels.set(
+        "Where is the unlabelled question?",
+        RagPipeline(a, collection.index(make_chunker("sliding", size=200, overlap=0), embedder)[0], embedder)
+        .ask(question)
+        .hits[0]
+        .chunk,
+        False,
+    )
     labels.save()
     qset = load_question_set(collection=collection, labels=True)
-    assert qset.level == "chunk" and qset.n == 1
+    assert qset.level == "passage" and qset.n == 2 and qset.params["unlabelled_left_out"] == 1
     result = evaluate_configs(
         qset, [a, b], index_root=str(tmp_path / "eval"), embedders={a.embedding_model: embedder}
     )
-    for c in result["configs"]:
-        row = next(iter(c["per_question"].values()))
-        rank = next(h["rank"] for h in row["hits"] if h["source"] == "d4.txt")
-        assert row["mrr@10"] == pytest.approx(1 / rank) and row["evidence_retrieved"] == 1.0
+    per_config = {}
+    for c, cfg in zip(result["configs"], (a, b), strict=True):
+        store, _ = collection.index(make_chunker(cfg.chunker, **cfg.chunker_params), embedder)
+        by_id = {ch.chunk_id: ch for ch in store.chunks}
+        q = next(x for x in qset.questions if x.question == question)
+        row = c["per_question"][q.qid]
+        # the reported figure is exactly the evidence rule applied to the hits this config returned
+        ranking = evidence_ranking([by_id[h["chunk_id"]] for h in row["hits"]], q.evidence)
+        again = per_query_metrics({q.qid: q.qrels()}, {q.qid: ranking}, ("ndcg@10", "mrr@10"))[q.qid]
+        assert row["ndcg@10"] == pytest.approx(again["ndcg@10"]) and row["mrr@10"] == pytest.approx(
+            again["mrr@10"]
+        )
+        assert row["mrr@10"] > 0, (c["name"], row["hits"])  # the passage is found by both chunkers
+        per_config[c["name"]] = row
+        absent = next(v for v in c["per_question"].values() if v["status"] == "absent")
+        assert absent["idk_when_absent"] is not None and absent["ndcg@10"] is None
+    assert {h["chunk_id"].split("-")[1] for h in per_config["A"]["hits"]} != {
+        h["chunk_id"].split("-")[1] for h in per_config["B"]["hits"]
+    }
+    # Compare: different chunkers, different ids, the same passage: shared by content
+    pa = RagPipeline(a, collection.index(make_chunker("sliding", size=200, overlap=0), embedder)[0], embedder)
+    pb = RagPipeline(b, collection.index(make_chunker("sentence", n=1), embedder)[0], embedder)
+    cmp = compare_question(pa, pb, question)
+    assert (
+        cmp.hits.by == "content" and len(cmp.hits.shared) >= 1 and cmp.hits.jaccard > 0 and cmp.hits.rbo > 0
+    )
+    assert not cmp.a.cached_stages and not cmp.b.cached_stages  # both ran cold
 
 
 def test_llm_judge_counts_unparsable_replies(collection, tmp_path):

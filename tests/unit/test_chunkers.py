@@ -15,6 +15,7 @@ from ragkit.chunkers import (
     chunker_from_spec,
     make_chunker,
 )
+from ragkit.chunkers.base import MAX_CHUNK_CHARS
 from ragkit.chunkers.sentence import sentences
 from ragkit.errors import ConfigError
 from tests.conftest import make_doc
@@ -82,12 +83,14 @@ def test_sliding_covers_all_text():
     assert covered.split() == LOREM.split()
 
 
-def test_sliding_giant_word_kept_whole():
+def test_sliding_giant_word_is_cut_at_the_window():
     word = "x" * 700
     doc = make_doc(f"start {word} end")
     chunks = SlidingChunker(size=100, overlap=10).split(doc)
-    assert any(c.text == word for c in chunks)
-    assert all(len(c.text) <= 100 or c.text == word for c in chunks)
+    assert all(len(c.text) <= 100 for c in chunks)
+    covered = "".join(c.text for c in chunks)
+    assert covered.count("x") >= 700  # every character of the word is in some chunk (overlap repeats)
+    assert_spans_match(doc, chunks)
 
 
 def test_sliding_unicode():
@@ -152,10 +155,11 @@ def test_sentence_windows_stay_inside_paragraphs():
     assert [c.text for c in chunks] == ["One. Two.", "Three. Four. Five.", "Six."]
 
 
-def test_sentence_giant_paragraph_without_punctuation():
-    text = "word " * 5000
+def test_sentence_giant_paragraph_without_punctuation_is_capped():
+    text = "word " * 5000  # 25,000 characters, one "sentence"
     chunks = SentenceChunker(n=3).split(make_doc(text))
-    assert len(chunks) == 1 and chunks[0].text == text.strip()
+    assert len(chunks) > 1 and all(len(c.text) <= MAX_CHUNK_CHARS for c in chunks)
+    assert " ".join(c.text for c in chunks).split() == text.split()  # nothing lost, no word cut
 
 
 MD = """# Methods
@@ -222,13 +226,45 @@ def test_markdown_headings_without_body():
 
 
 def test_markdown_giant_paragraph_is_windowed_but_table_is_not():
-    table = "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | {i * i} |" for i in range(300))
+    table = "| a | b |\n|---|---|\n" + "\n".join(f"| {i} | {i * i} |" for i in range(200))
     text = "# T\n\n" + LOREM + "\n\n" + table
     chunks = MarkdownChunker(max_chars=1000).split(make_doc(text))
     prose = [c for c in chunks if "Retrieval" in c.text]
     assert len(prose) > 1 and all(len(c.text) <= 1000 for c in prose)
     tables = [c for c in chunks if c.text.startswith("| a | b |")]
-    assert len(tables) == 1 and tables[0].text.endswith("| 299 | 89401 |")
+    assert len(tables) == 1 and tables[0].text.endswith("| 199 | 39601 |")
+
+
+def test_markdown_table_over_the_cap_is_split_between_rows_with_its_header():
+    table = "| state | total |\n|---|---|\n" + "\n".join(f"| S{i} | {i * 7} |" for i in range(900))
+    doc = make_doc("# Checks\n\n" + table)
+    chunks = MarkdownChunker().split(doc)
+    pieces = [c for c in chunks if "| S" in c.text]
+    assert len(pieces) > 1
+    assert pieces[0].text.startswith("# Checks\n\n| state | total |\n|---|---|\n")
+    for c in pieces:
+        body = c.text.removeprefix("# Checks\n\n")
+        assert body.startswith("| state | total |\n|---|---|\n")
+        assert len(c.text) <= MAX_CHUNK_CHARS + 40
+        rows = body.splitlines()[2:]
+        assert all(re.fullmatch(r"\| S\d+ \| \d+ \|", r) for r in rows), rows[:3]  # whole rows only
+    assert sum(len(c.text.removeprefix("# Checks\n\n").splitlines()) - 2 for c in pieces) == 900
+    assert_spans_match(doc, pieces)
+
+
+@pytest.mark.parametrize("name", ["sliding", "sentence"])
+def test_split_tables_keep_their_header_in_every_chunk(name):
+    table = "| State | Permit | Total |\n|---|---|---|\n" + "\n".join(
+        f"| State{i} | {i * 3} | {i * 11} |" for i in range(60)
+    )
+    doc = make_doc("Background checks by state.\n\n" + table)
+    chunker = SlidingChunker(size=200, overlap=0) if name == "sliding" else SentenceChunker(n=5)
+    chunks = [c for c in chunker.split(doc) if re.search(r"\| State\d", c.text)]
+    assert len(chunks) > 3
+    assert all("| State | Permit | Total |\n|---|---|---|" in c.text for c in chunks)
+    assert all(c.text.startswith("| State | Permit | Total |") for c in chunks if "Background" not in c.text)
+    assert_spans_match(doc, chunks)
+    assert any("| State59 | 177 | 649 |" in c.text for c in chunks)
 
 
 def test_markdown_unicode_headings():

@@ -137,7 +137,7 @@ def test_model_saying_i_dont_know_counts_as_abstention(store, fake_embedder):
 
 def test_no_retrieval_baseline(store, fake_embedder):
     llm = RecordingLLM("Paris.")
-    cfg = PipelineConfig(no_retrieval=True)
+    cfg = PipelineConfig(no_retrieval=True, llm="ollama")
     ans = RagPipeline(cfg, store, fake_embedder, llm=llm).ask("What is the capital of France?")
     assert ans.mode == "no_retrieval" and ans.hits == [] and ans.confidence is None and not ans.uncited
     sent = llm.requests[-1]

@@ -83,7 +83,7 @@ def test_remove_and_duplicates(tmp_path, fake_embedder):
     store, report = build(index, [a, b, c], fake_embedder)
     actions = {f.file: f.action for f in report.files}
     assert actions == {"a.txt": "added", "b.txt": "duplicate", "c.txt": "added"}
-    assert "same content as another file" in report.files[1].warnings[0]
+    assert "same content as a.txt in this batch" in report.files[1].warnings[0]
     with store.lock():
         assert store.remove("a.txt") and not store.remove("nope.txt")
         store.save()
@@ -162,10 +162,20 @@ def test_vectors_not_matching_chunks_is_damage(tmp_path, fake_embedder):
         IndexStore.open(index)
 
 
-def test_second_writer_is_refused(tmp_path, fake_embedder):
+def test_second_writer_waits_then_gives_up_with_a_message(tmp_path, fake_embedder):
     store, _ = build(tmp_path / "idx", [write(tmp_path, "a.txt", "x " * 10)], fake_embedder)
     other = IndexStore.open(tmp_path / "idx")
-    with store.lock(), pytest.raises(IndexStoreError, match="being written by another process"), other.lock():
+    told = []
+    with (
+        store.lock(),
+        pytest.raises(
+            IndexStoreError, match=r"being written by another process; gave up after waiting 0\.3 s"
+        ),
+        other.lock(timeout=0.3, on_wait=told.append),
+    ):
+        pass
+    assert told and "waiting for it to finish" in told[0]
+    with other.lock(timeout=0.3):  # free again
         pass
 
 
@@ -205,8 +215,11 @@ def test_killed_mid_save_leaves_previous_index_intact(tmp_path, fake_embedder, t
     # the next successful ingest still works and cleans up the debris
     _store, report = build(index, [new], FakeEmbedder())
     assert not report.failed and len(IndexStore.open(index).documents) == 2
-    leftovers = [p.name for p in index.iterdir() if p.name.endswith(".tmp") or "000001" in p.name]
-    assert leftovers == []
+    assert [p.name for p in index.iterdir() if p.name.endswith(".tmp")] == []  # the dead writer's debris
+    # generation 1 stays one save longer, for readers that read its manifest just before the switch
+    assert (index / "chunks-000001.jsonl").exists()
+    build(index, [write(tmp_path, "c.txt", "third document. " * 40)], FakeEmbedder())
+    assert not [p.name for p in index.iterdir() if "000001" in p.name]
 
 
 def test_ctrl_c_during_embedding_changes_nothing(tmp_path, fake_embedder):
