@@ -1,10 +1,16 @@
-"""Ask: chat with the collection through config A; answers stream in with citations and every score."""
+"""Ask: chat with the collection through config A; answers stream in with citations and every score.
+Chats are saved with the collection: a reload or a new tab finds them; "New chat" starts fresh."""
+
+import json
 
 import streamlit as st
 
 from ragkit.errors import RagkitError
+from ragkit.pipeline import Answer
+from ragkit.presentation import display_name
 from ragkit.types import Message
-from ui import resources, state, widgets
+from ragkit.workspace import chat_markdown
+from ui import state, widgets
 
 st.title("Ask")
 collection = widgets.active_collection()
@@ -14,38 +20,67 @@ ready = collection is not None and bool(collection.documents())
 if collection is None:
     st.info("No collection yet: create one in the sidebar and upload documents on the Documents page.")
 elif not ready:
-    st.info(f"Collection **{collection.name}** is empty: upload documents on the Documents page first.")
+    st.info(
+        f"Collection **{display_name(collection.name)}** is empty: upload documents on the Documents page "
+        "first."
+    )
 
-chat = st.session_state[state.CHAT]
-for i, turn in enumerate(chat):
+ws = state.workspace()
+chat = ws.current_chat() if ws is not None else {"id": "none", "turns": [], "title": ""}
+if ws is not None:
+    chats = ws.chats()
+    bar = st.columns([1, 3, 1, 1])
+    if bar[0].button("New chat", disabled=not chat["turns"]):
+        chat = ws.start_chat()
+        st.rerun()
+    if len(chats) > 1:
+        ids = [c["id"] for c in chats]
+        titles = {c["id"]: f"{c.get('title') or 'empty chat'} · {c['created'][:16]}" for c in chats}
+        picked = bar[1].selectbox(
+            "Chat", ids[::-1], index=ids[::-1].index(chat["id"]) if chat["id"] in ids else 0,
+            format_func=titles.get, label_visibility="collapsed",
+        )  # fmt: skip
+        if picked != chat["id"]:
+            ws.open_chat(picked)
+            st.rerun()
+    if chat["turns"]:
+        bar[2].download_button(
+            "Export JSON", json.dumps(chat, indent=2, ensure_ascii=False), f"ragkit-chat-{chat['id']}.json",
+            "application/json",
+        )  # fmt: skip
+        bar[3].download_button(
+            "Export Markdown", chat_markdown(chat), f"ragkit-chat-{chat['id']}.md", "text/markdown"
+        )
+
+history: list[Message] = []
+for i, turn in enumerate(chat["turns"]):
     with st.chat_message("user"):
-        st.markdown(turn["question"])
+        st.markdown(widgets.text_md(turn["question"]))
     with st.chat_message("assistant"):
         if turn.get("error"):
             st.error(turn["error"])
-        else:
-            widgets.render_answer(turn["answer"], turn["store"], key=f"turn{i}")
-
-if st.session_state[state.CHAT] and st.button("Clear conversation"):
-    st.session_state[state.CHAT] = []
-    st.rerun()
+            continue
+        answer = Answer.from_dict(turn["answer"])
+        widgets.render_answer(answer, collection, key=f"{chat['id']}-t{i}")
+        history += [Message("user", turn["question"]), Message("assistant", answer.text)]
 
 question = st.chat_input("Ask a question about the documents", disabled=not ready)
-if question and ready:
+if question and ready and ws is not None:
     with st.chat_message("user"):
-        st.markdown(question)
-    history = []
-    for turn in chat:
-        if turn.get("answer") is not None:
-            history += [Message("user", turn["question"]), Message("assistant", turn["answer"].text)]
+        st.markdown(widgets.text_md(question))
     with st.chat_message("assistant"):
+        key = f"{chat['id']}-t{len(chat['turns'])}"
         try:
-            pipe = resources.pipeline(collection, cfg, state.groq_key())
-            prep = pipe.prepare(question, history)
-            text = st.write_stream(pipe.stream(prep))
+            (pipe,) = widgets.pipelines(collection, [cfg])
+            with st.spinner("Searching the collection…"):
+                prep = pipe.prepare(question, history)
+            placeholder = st.empty()
+            with placeholder.container(), st.spinner("Writing the answer…"):
+                text = st.write_stream(pipe.stream(prep))
             answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
-            widgets.render_answer(answer, pipe.store, key=f"turn{len(chat)}", show_text=False)
-            chat.append({"question": question, "answer": answer, "store": pipe.store})
+            placeholder.empty()
+            widgets.render_answer(answer, collection, key=key)
+            ws.append_turn(chat["id"], {"question": question, "answer": answer.to_dict()})
         except RagkitError as e:
             st.error(str(e))
-            chat.append({"question": question, "answer": None, "error": str(e)})
+            ws.append_turn(chat["id"], {"question": question, "answer": None, "error": str(e)})

@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from ragkit.chunkers import make_chunker
 from ragkit.errors import RagkitError
-from ragkit.presentation import chunk_rows, report_rows
+from ragkit.presentation import chunk_rows, display_name, report_rows
 from ragkit.viz import chunk_length_histogram
 from ui import resources, state, widgets
 
@@ -13,7 +12,15 @@ collection = widgets.active_collection()
 if collection is None:
     st.info("Create a collection in the sidebar, then upload PDF, TXT or Markdown files here.")
     st.stop()
-cfg = state.config("A")
+
+which = st.radio(
+    "Index and chunk browser for config",
+    ["A", "B"],
+    horizontal=True,
+    key=widgets.seed("docs_config", "A"),
+    help="Ask uses A; Compare and Evaluate index both. The chunk browser shows this config's chunks.",
+)
+cfg = state.config(which)
 
 with st.form("upload", clear_on_submit=True):
     files = st.file_uploader(
@@ -22,14 +29,38 @@ with st.form("upload", clear_on_submit=True):
     submitted = st.form_submit_button("Upload and index")
 if submitted and files:
     try:
-        report = collection.add_files([(f.name, f.getvalue()) for f in files])
+        with widgets.progress_panel(f"Reading {len(files)} file(s)") as progress:
+            report = collection.add_files(
+                [(f.name, f.getvalue()) for f in files], progress=progress, on_wait=st.info
+            )
         st.session_state[state.INGEST_REPORT] = report
+    except RagkitError as e:
+        st.error(str(e))
+
+docs = collection.documents()
+store = None
+if docs:
+    try:
+        if resources.needs_indexing(collection, cfg):
+            with widgets.progress_panel(f"Indexing for config {which} ({widgets.config_summary(cfg)})") as p:
+                store = resources.index(collection, cfg, p)
+        else:
+            store = resources.index(collection, cfg)
+        st.caption(
+            f"Index for config {which}: {len(store.documents)} documents, {len(store.chunks)} chunks "
+            f"({widgets.config_summary(cfg)})"
+        )
     except RagkitError as e:
         st.error(str(e))
 
 report = state.get(state.INGEST_REPORT)
 if report is not None:
     st.subheader("Ingestion report")
+    if store is not None:  # the real chunk count of each file, now that it is indexed
+        for f in report.files:
+            doc_id = store.find_source(f.file) if f.status == "ok" else None
+            if doc_id is not None:
+                f.chunks = store.doc_info[doc_id]["chunks"]
     for f in report.failed:
         st.error(f.error)
     for f in report.files:
@@ -37,53 +68,49 @@ if report is not None:
             st.warning(f"{f.file}: {w}")
     st.dataframe(report_rows(report), hide_index=True, width="stretch")
 
-docs = collection.documents()
 if not docs:
-    st.info(f"Collection **{collection.name}** is empty: upload files above.")
+    st.info(f"Collection **{display_name(collection.name)}** is empty: upload files above.")
     st.stop()
 
-# Build or update the index for config A's chunker, with visible progress.
-chunker = make_chunker(cfg.chunker, **cfg.chunker_params)
-bar: dict = {}
-
-
-def on_progress(stage: str, done: int, total: int) -> None:
-    if "w" not in bar:
-        bar["w"] = st.progress(0.0, text="Indexing…")
-    bar["w"].progress(done / max(total, 1), text=f"{stage}: {done}/{total} chunks")
-
-
-try:
-    with st.status(f"Index for {widgets.config_summary(cfg)}", expanded=False) as status:
-        store = resources.index(collection, cfg, on_progress)
-        status.update(
-            label=f"Indexed: {len(store.documents)} documents, {len(store.chunks)} chunks ({chunker.name})",
-            state="complete",
-        )
-except RagkitError as e:
-    st.error(str(e))
-    st.stop()
-
-st.subheader(f"{len(docs)} documents in {collection.name}")
-for d in docs:
+st.subheader(f"{len(docs)} documents in {display_name(collection.name)}")
+pending = state.get(state.CONFIRM_DELETE)
+for i, d in enumerate(docs):
     c1, c2 = st.columns([6, 1])
-    info = store.doc_info.get(d.doc_id, {})
-    empty = f" · image-only pages: {d.empty_pages}" if d.empty_pages else ""
+    info = store.doc_info.get(store.find_source(d.source) or "", {}) if store is not None else {}
+    empty = f" · pages without text: {d.empty_pages[0]}" if len(d.empty_pages) == 1 else ""
+    if len(d.empty_pages) > 1:
+        from ragkit.documents import page_ranges
+
+        empty = f" · pages without text: {page_ranges(d.empty_pages)}"
     c1.markdown(
-        f"**{d.source}** · {len(d.pages)} pages · {info.get('chunks', 0)} chunks · {d.n_tables} tables{empty}"
+        f"**{display_name(d.source)}** · {len(d.pages)} pages · {info.get('chunks', 0)} chunks · "
+        f"{d.n_tables} tables{empty}"
     )
-    if c2.button("Delete", key=f"del_{d.source}"):
-        collection.remove(d.source)
-        st.session_state.pop(state.INGEST_REPORT, None)
+    if pending == d.source:
+        c1.warning(
+            f"Delete {d.source!r} from the collection? Its chunks leave every index; this cannot be undone."
+        )
+        ok, cancel = c1.columns(2)
+        if ok.button("Delete for good", key=f"del_ok_{i}", type="primary"):
+            collection.remove(d.source)
+            st.session_state.pop(state.CONFIRM_DELETE, None)
+            st.session_state.pop(state.INGEST_REPORT, None)
+            st.rerun()
+        if cancel.button("Cancel", key=f"del_cancel_{i}"):
+            st.session_state.pop(state.CONFIRM_DELETE, None)
+            st.rerun()
+    elif c2.button("Delete", key=f"del_{i}"):
+        st.session_state[state.CONFIRM_DELETE] = d.source
         st.rerun()
 
-st.subheader("Chunk browser")
-pick = st.selectbox("Document", ["(all)"] + [d.source for d in docs], key="browse_doc")
-rows = chunk_rows(store, None if pick == "(all)" else pick)
-st.plotly_chart(chunk_length_histogram([r["chars"] for r in rows]), width="stretch")
-st.dataframe(
-    rows,
-    hide_index=True,
-    width="stretch",
-    column_config={"text": st.column_config.TextColumn(width="large")},
-)
+if store is not None:
+    st.subheader(f"Chunk browser (config {which})")
+    pick = st.selectbox("Document", ["(all)"] + [d.source for d in docs], key="browse_doc")
+    rows = chunk_rows(store, None if pick == "(all)" else pick)
+    st.plotly_chart(chunk_length_histogram([r["chars"] for r in rows]), width="stretch")
+    st.dataframe(
+        rows,
+        hide_index=True,
+        width="stretch",
+        column_config={"text": st.column_config.TextColumn(width="large")},
+    )

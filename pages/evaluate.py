@@ -9,7 +9,7 @@ from ragkit.collections import default_root
 from ragkit.compare import compare_question
 from ragkit.errors import RagkitError
 from ragkit.evaluation import report
-from ragkit.evaluation.labels import LabelSet, candidates_for
+from ragkit.evaluation.labels import LabelSet, candidates_for, question_id, search_collection
 from ragkit.evaluation.runner import evaluate_configs, load_question_set
 from ragkit.evaluation.runs import list_runs, load_run, pipelines_for, rerun, save_run
 from ragkit.viz import intent_chart, quality_latency_chart, reliability_diagram, risk_coverage_chart
@@ -49,40 +49,39 @@ def build_judge(backend: str, model: str):
     return LLMJudge(build_llm(backend, model=model or None, api_key=state.groq_key(), host=cfg.ollama_host))
 
 
-def show_charts(result: dict, names: list[str], metric: str) -> None:
+def show_charts(result: dict, names: list[str], metric: str, prefix: str = "eval") -> None:
     """Quality vs latency with the Pareto front, per-intent slices, reliability and risk-coverage."""
     options = [m for m in report.metric_names(result) if all(m in c["metrics"] for c in result["configs"])]
     chart_metric = st.selectbox(
         "Quality metric for the charts",
         options,
         index=options.index(metric) if metric in options else 0,
-        key="eval_chart_metric",
+        key=f"{prefix}_chart_metric",
     )
     c1, c2 = st.columns(2)
     points = report.quality_latency_points(result, chart_metric)
     c1.plotly_chart(
         quality_latency_chart(points, report.pareto_front(points), chart_metric),
-        key="eval_pareto",
+        key=f"{prefix}_pareto",
         width="stretch",
     )
     slices = report.intent_slices(result, chart_metric)
-    c2.plotly_chart(intent_chart(slices, names, chart_metric), key="eval_intent", width="stretch")
-    st.dataframe(slices, hide_index=True, width="stretch", key="eval_intent_table")
+    c2.plotly_chart(intent_chart(slices, names, chart_metric), key=f"{prefix}_intent", width="stretch")
+    st.dataframe(slices, hide_index=True, width="stretch", key=f"{prefix}_intent_table")
     st.caption("Per-intent means are descriptive: slices are small and are not tested separately.")
     calibrated = [c for c in result["configs"] if c.get("calibration")]
     if calibrated:
         c3, c4 = st.columns(2)
-        c3.plotly_chart(reliability_diagram(result["configs"]), key="eval_reliability", width="stretch")
-        c4.plotly_chart(risk_coverage_chart(result["configs"]), key="eval_risk", width="stretch")
+        c3.plotly_chart(reliability_diagram(result["configs"]), key=f"{prefix}_reliability", width="stretch")
+        c4.plotly_chart(risk_coverage_chart(result["configs"]), key=f"{prefix}_risk", width="stretch")
         st.caption(f"Calibration: {calibrated[0]['calibration']['correct_means']}.")
 
 
-def show_result(result: dict) -> None:
+def show_result(result: dict, prefix: str = "eval") -> None:
     names = [c["name"] for c in result["configs"]]
     st.subheader(f"Run {result.get('run_id', '')}: {Path(result['dataset']).name}")
     st.caption(
-        f"{result['questions']} questions · {result['dataset_kind']} · "
-        f"{result.get('level', 'document')}-level relevance · "
+        f"{result['questions']} questions · {result['dataset_kind']} · {report.level_label(result)} · "
         f"dataset sha256 {result['dataset_hash'][:12]} · ragkit {result['ragkit_version']}"
     )
     for note in state.get(state.EVAL_NOTES) or []:
@@ -90,10 +89,10 @@ def show_result(result: dict) -> None:
     for w in report.warnings(result):
         st.warning(w)
     st.markdown("**Metrics per configuration**")
-    st.dataframe(report.metric_table(result), hide_index=True, width="stretch", key="eval_metrics")
+    st.dataframe(report.metric_table(result), hide_index=True, width="stretch", key=f"{prefix}_metrics")
     st.markdown("**Paired comparisons** (B − A; bootstrap 95 % CI; Wilcoxon or sign test)")
     rows = report.comparison_rows(result)
-    st.dataframe(rows, hide_index=True, width="stretch", key="eval_comparisons")
+    st.dataframe(rows, hide_index=True, width="stretch", key=f"{prefix}_comparisons")
     metric = report.default_quality_metric(result)
     for x in rows:
         if x["metric"] == metric:
@@ -101,19 +100,19 @@ def show_result(result: dict) -> None:
 
     st.markdown("**Charts**")
     if any(all(m in c["metrics"] for c in result["configs"]) for m in report.metric_names(result)):
-        show_charts(result, names, metric)
+        show_charts(result, names, metric, prefix)
     else:
         st.info("No metric is defined for every configuration: nothing to chart.")
 
     st.markdown("**Per question**")
     table = report.per_question_rows(result)
-    st.dataframe(table, hide_index=True, width="stretch", key="eval_per_question")
-    with st.form("drilldown"):
+    st.dataframe(table, hide_index=True, width="stretch", key=f"{prefix}_per_question")
+    with st.form(f"{prefix}_drilldown"):
         labels = [f"{r['id']} — {r['question'][:90]}" for r in table]
-        pick = st.selectbox("Open a question in the Compare view", labels, key="eval_drill_q")
+        pick = st.selectbox("Open a question in the Compare view", labels, key=f"{prefix}_drill_q")
         ca, cb = st.columns(2)
-        a = ca.selectbox("Left", names, index=0, key="eval_drill_a")
-        b = cb.selectbox("Right", names, index=min(1, len(names) - 1), key="eval_drill_b")
+        a = ca.selectbox("Left", names, index=0, key=f"{prefix}_drill_a")
+        b = cb.selectbox("Right", names, index=min(1, len(names) - 1), key=f"{prefix}_drill_b")
         go = st.form_submit_button("Open in Compare")
     if go and pick:
         question = table[labels.index(pick)]["question"]
@@ -123,34 +122,44 @@ def show_result(result: dict) -> None:
                     result,
                     [a, b],
                     EVAL_ROOT,
-                    collection=collection,
+                    collection=collection
+                    if result.get("params", {}).get("collection") == getattr(collection, "name", None)
+                    else None,
                     api_key=state.groq_key(),
                     embedders={
                         m: resources.embedder(m)
                         for m in {c["config"]["embedding_model"] for c in result["configs"]}
                     },
                 )
-                st.session_state[state.COMPARE_RESULT] = (
-                    compare_question(pa, pb, question),
-                    pa.store,
-                    pb.store,
-                    (a, b),
-                )
+                cmp = compare_question(pa, pb, question)
+                st.session_state[state.COMPARE_RESULT] = {
+                    "record": cmp.record(pa.config, pb.config),
+                    "labels": (a, b),
+                    "from_run": result.get("run_id", ""),
+                    "documents": (pa.store, pb.store),
+                }
             st.switch_page(str(Path(__file__).resolve().parent / "compare.py"))
         except RagkitError as e:
             st.error(str(e))
 
     e1, e2, e3 = st.columns(3)
     with e1:
-        widgets.download_json("Export JSON", result, f"ragkit-eval-{result.get('run_id')}.json", "eval_json")
+        widgets.download_json(
+            "Export JSON", result, f"ragkit-eval-{result.get('run_id')}.json", f"{prefix}_json"
+        )
     e2.download_button(
-        "Export CSV", report.per_question_csv(result), f"ragkit-eval-{result.get('run_id')}.csv", "text/csv"
+        "Export CSV",
+        report.per_question_csv(result),
+        f"ragkit-eval-{result.get('run_id')}.csv",
+        "text/csv",
+        key=f"{prefix}_csv",
     )
     e3.download_button(
         "Export Markdown",
         report.markdown_report(result),
         f"ragkit-eval-{result.get('run_id')}.md",
         "text/markdown",
+        key=f"{prefix}_md",
     )
 
 
@@ -236,48 +245,135 @@ with label_tab:
     if collection is None or not collection.documents():
         st.info("Labels belong to a collection: upload documents on the Documents page first.")
     else:
+        widgets.show_flash("labels")
         labels = LabelSet.for_collection(collection)
+        counts = labels.counts()
         st.caption(
-            "Candidates are pooled from configs A and B (sidebar) and shown in a neutral order, so the "
-            f"labels favour neither. {len(labels.questions())} questions labelled in "
-            f"'{collection.name}' so far."
+            "Evidence is a passage (document and character span), so the same labels judge every "
+            "chunker. Candidates are pooled from configs A and B (sidebar) in a neutral order that favours "
+            "neither; search the whole collection or paste a quote for evidence no config retrieved. "
+            f"In '{collection.name}': {counts['evidence']} questions with evidence, {counts['absent']} "
+            f"marked 'no answer in the collection', {counts['unlabelled']} still without evidence (left "
+            "out of runs)."
         )
+        if labels.migrated:
+            st.info(
+                f"{labels.migrated} labels from an earlier version were read as passages; saving rewrites "
+                "them."
+            )
         with st.form("label_question"):
             q = st.text_input("Question to label", key="label_question_text")
             find = st.form_submit_button("Find candidates (A ∪ B)")
         if find and q.strip():
             try:
-                key = state.groq_key()
-                pipes = [resources.pipeline(collection, state.config(w), key) for w in ("A", "B")]
-                st.session_state[state.LABEL_POOL] = (q.strip(), candidates_for(q.strip(), pipes))
+                with st.spinner("Retrieving with A and B…"):
+                    pipes = widgets.pipelines(collection, [state.config("A"), state.config("B")])
+                    st.session_state[state.LABEL_POOL] = (q.strip(), candidates_for(q.strip(), pipes))
             except RagkitError as e:
                 st.error(str(e))
         pool = state.get(state.LABEL_POOL)
         if pool:
             question, chunks = pool
-            existing = labels.for_question(question)
+            qkey = question_id(question)  # widget keys per question: one question's answers never leak
+            mine = labels.for_question(question)
+            docs = collection.documents()
+            st.markdown(f"**{widgets.text_md(question)}** — {len(chunks)} candidates")
+            if mine.relevant:
+                with st.expander(f"Evidence so far: {len(mine.relevant)} passages", expanded=False):
+                    for lab in mine.relevant:
+                        doc = next((d for d in docs if d.source == lab.source), None)
+                        page, start, end = lab.spans[-1]
+                        text = doc.pages[page - 1].text[start:end] if doc and page <= len(doc.pages) else ""
+                        st.caption(f"{lab.source} · page {page}")
+                        st.text(" ".join(text.split())[:500])
             with st.form("label_candidates"):
-                st.markdown(f"**{question}** — {len(chunks)} candidates")
                 for i, ch in enumerate(chunks):
-                    prior = existing.get(ch.chunk_id)
+                    prior = mine.verdict(ch)
                     st.radio(
                         f"Candidate {i + 1} · {ch.source} · page {ch.page}",
                         ["not judged", "relevant", "not relevant"],
-                        index=0 if prior is None else (1 if prior.relevant else 2),
+                        index=0 if prior is None else (1 if prior else 2),
                         horizontal=True,
-                        key=f"label_{i}",
+                        key=f"label_{qkey}_{i}",
                     )
                     st.text(ch.text[:700])
+                absent = st.checkbox(
+                    "There is no answer to this question in the collection",
+                    value=mine.absent,
+                    help="Only this marks a question 'no evidence' (scored by \"I don't know\"); judging "
+                    "every "
+                    "candidate not relevant does not.",
+                    key=f"label_absent_{qkey}",
+                )
                 save = st.form_submit_button("Save labels")
             if save:
                 n = 0
                 for i, ch in enumerate(chunks):
-                    verdict = st.session_state.get(f"label_{i}")
+                    verdict = st.session_state.get(f"label_{qkey}_{i}")
                     if verdict in ("relevant", "not relevant"):
                         labels.set(question, ch, verdict == "relevant")
                         n += 1
+                if absent != mine.absent:
+                    labels.set_absent(question, absent)
                 labels.save()
-                st.success(f"Saved {n} labels for this question; they count as qrels in evaluations.")
+                widgets.flash(f"Saved {n} judgements for this question.", "labels")
+                st.rerun()
+            st.markdown("**Find evidence no config retrieved**")
+            with st.form("label_search"):
+                query = st.text_input(
+                    "Search the whole collection (BM25 over every chunk)",
+                    key=widgets.seed(f"label_query_{qkey}", question),
+                )
+                hits_k = st.number_input("Results", 1, 50, value=8)
+                go_search = st.form_submit_button("Search")
+            if go_search and query.strip():
+                try:
+                    from ui import resources
+
+                    store = resources.index(collection, state.config("A"))
+                    st.session_state[state.LABEL_SEARCH] = (
+                        question,
+                        search_collection(store, query, int(hits_k)),
+                    )
+                except RagkitError as e:
+                    st.error(str(e))
+            found = state.get(state.LABEL_SEARCH)
+            if found and found[0] == question:
+                with st.form("label_search_results"):
+                    for i, ch in enumerate(found[1]):
+                        st.checkbox(
+                            f"Result {i + 1} · {ch.source} · page {ch.page}: evidence",
+                            value=bool(mine.verdict(ch)),
+                            key=f"label_found_{qkey}_{i}",
+                        )
+                        st.text(ch.text[:700])
+                    add = st.form_submit_button("Mark the ticked results as evidence")
+                if add:
+                    ticked = [
+                        ch for i, ch in enumerate(found[1]) if st.session_state.get(f"label_found_{qkey}_{i}")
+                    ]
+                    for ch in ticked:
+                        labels.set(question, ch, True)
+                    labels.save()
+                    widgets.flash(f"Added {len(ticked)} passages as evidence.", "labels")
+                    st.rerun()
+            with st.form("label_quote"):
+                quote = st.text_area(
+                    "…or paste the exact text of the evidence (a sentence or a few words; whitespace and "
+                    "case "
+                    "do not matter)",
+                    height=80,
+                )
+                where = st.selectbox("In", ["any document"] + [d.source for d in docs])
+                add_quote = st.form_submit_button("Add the quote as evidence")
+            if add_quote and quote.strip():
+                n = labels.add_quote(question, quote, docs, None if where == "any document" else where)
+                if n:
+                    labels.save()
+                    widgets.flash(f"Found the quote in {n} place(s); marked as evidence.", "labels")
+                    st.rerun()
+                else:
+                    st.error(f"The quote was not found in {where}: copy it exactly from the document.")
 
 with saved_tab:
     runs = list_runs(EVAL_ROOT)
@@ -298,9 +394,8 @@ with saved_tab:
         )
         c1, c2 = st.columns(2)
         if c1.button("Show"):
-            st.session_state[state.EVAL_RESULT] = load_run(runs[pick]["path"])
-            st.session_state[state.EVAL_NOTES] = []
-            st.rerun()  # the Run tab (drawn above) shows it
+            st.session_state["eval_saved_shown"] = load_run(runs[pick]["path"])
+            st.session_state["eval_saved_notes"] = []
         if c2.button("Re-run"):
             try:
                 saved = load_run(runs[pick]["path"])
@@ -313,9 +408,15 @@ with saved_tab:
                     api_key=state.groq_key(),
                 )
                 bar.empty()
-                save_run(result, EVAL_ROOT)
-                st.session_state[state.EVAL_RESULT] = result
-                st.session_state[state.EVAL_NOTES] = notes or ["same dataset and ragkit version as before"]
-                st.rerun()  # the Run tab (drawn above) shows it
+                path = save_run(result, EVAL_ROOT)
+                st.session_state["eval_saved_shown"] = result
+                st.session_state["eval_saved_notes"] = (
+                    notes or ["same dataset and ragkit version as before"]
+                ) + [f"saved as {path.name}"]
             except RagkitError as e:
                 st.error(str(e))
+        shown = state.get("eval_saved_shown")
+        if shown:
+            for note in state.get("eval_saved_notes") or []:
+                st.info(f"Re-run: {note}")
+            show_result(shown, prefix="saved")

@@ -418,18 +418,20 @@ def cmd_search(args: argparse.Namespace) -> int:
 def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     from ragkit.evaluation.datasets import load_beir
     from ragkit.evaluation.retrieval import dataset_index, evaluate_retrieval
+    from ragkit.retrievers.base import warm_up
 
     dataset = load_beir(args.dataset, args.split)
     chunker = _chunker_from_args(args)
     embedder = _embedder_from_args(args)
+    _load_models(embedder)
     progress, close = _progress_bar(True)
     try:
         store, build_s, cached = dataset_index(
             dataset.name, dataset.documents(), chunker, embedder, args.index_root, progress
         )
         retriever = _retriever_from_args(args, store, embedder)
-        # build lazy state (BM25 statistics, FAISS, models) before timing queries
-        retriever.search("warm up", 1)
+        _say("building the search structures (BM25 statistics, FAISS) before timing queries …")
+        warm_up(retriever)
         result = evaluate_retrieval(dataset, retriever, args.eval_depth, args.limit, progress)
     finally:
         close()
@@ -553,6 +555,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     qset = load_question_set(
         None if labels else args.dataset, collection=collection, holdout=args.holdout, labels=labels
     )
+    _say(f"{qset.n} questions, {len(configs)} configs: loading models and building indexes …")
     progress, close = _progress_bar(True)
     try:
         result = evaluate_configs(qset, configs, args.limit, args.index_root, progress)

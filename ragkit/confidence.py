@@ -86,6 +86,12 @@ class Confidence:
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "reason": self.reason}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Confidence:
+        return cls(
+            float(d["value"]), d["band"], bool(d["abstain"]), float(d["threshold"]), d.get("inputs", {})
+        )
+
 
 def _sigmoid(x: float) -> float:
     if x >= 0:

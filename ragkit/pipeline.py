@@ -45,6 +45,10 @@ class Citation:
     def to_dict(self) -> dict[str, Any]:
         return {"n": self.n, "chunk_id": self.chunk_id, "source": self.source, "page": self.page}
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Citation:
+        return cls(int(d["n"]), d["chunk_id"], d["source"], int(d["page"]))
+
 
 @dataclass
 class Answer:
@@ -96,6 +100,31 @@ class Answer:
             "timings_ms": self.timings_ms,
             "cached_stages": list(self.cached_stages),
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Answer:
+        """An answer back from :meth:`to_dict` (a restored chat, a saved comparison)."""
+        tokens = d.get("tokens") or {}
+        return cls(
+            question=d["question"],
+            query=d.get("query", d["question"]),
+            text=d["answer"],
+            abstained=bool(d["abstained"]),
+            abstain_reason=d.get("abstain_reason"),
+            citations=[Citation.from_dict(c) for c in d.get("citations", [])],
+            invalid_citations=list(d.get("invalid_citations", [])),
+            uncited=bool(d.get("uncited", False)),
+            hits=[Hit.from_dict(h) for h in d.get("hits", [])],
+            confidence=Confidence.from_dict(d["confidence"]) if d.get("confidence") else None,
+            llm=d.get("llm", ""),
+            model=d.get("model", ""),
+            mode=d.get("mode", "rag"),
+            config_hash=d.get("config_hash", ""),
+            prompt_tokens=tokens.get("prompt"),
+            completion_tokens=tokens.get("completion"),
+            timings_ms=dict(d.get("timings_ms", {})),
+            cached_stages=list(d.get("cached_stages", [])),
+        )
 
 
 @dataclass

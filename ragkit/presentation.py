@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragkit.compare import HitComparison
+from ragkit.documents import page_ranges
 from ragkit.ingest import IngestReport
 from ragkit.store import IndexStore
 from ragkit.types import STAGES, Chunk, Hit
@@ -23,7 +24,12 @@ def hit_rows(hits: Sequence[Hit], comparison: HitComparison | None = None, side:
     whether the chunk is shared and how far it moved between A and B."""
     rows = []
     for h in hits:
-        row: dict[str, Any] = {"rank": h.rank, "source": h.chunk.source, "page": h.chunk.page}
+        row: dict[str, Any] = {
+            "rank": h.rank,
+            "source": plain_name(h.chunk.source),
+            "page": h.chunk.page,
+            "text": " ".join(h.chunk.text.split())[:300],  # early: readable without scrolling sideways
+        }
         for s in STAGES:
             row[f"{s} score"] = round(h.scores[s], 4) if s in h.scores else None
             row[f"{s} rank"] = h.ranks.get(s)
@@ -35,7 +41,6 @@ def hit_rows(hits: Sequence[Hit], comparison: HitComparison | None = None, side:
             if shift is not None:
                 # positive: the chunk ranks higher in this list than in the other one
                 row["shift"] = -shift if side == "a" else shift
-        row["text"] = " ".join(h.chunk.text.split())[:300]
         row["chunk_id"] = h.chunk_id
         rows.append(row)
     return rows
@@ -44,13 +49,13 @@ def hit_rows(hits: Sequence[Hit], comparison: HitComparison | None = None, side:
 def report_rows(report: IngestReport) -> list[dict]:
     return [
         {
-            "file": f.file,
+            "file": plain_name(f.file),
             "status": f.status,
             "action": f.action,
             "pages": f.pages,
             "chunks": f.chunks,
             "tables": f.tables,
-            "image-only pages": ", ".join(map(str, f.empty_pages)),
+            "image-only pages": page_ranges(f.empty_pages),
             "warnings": "; ".join(f.warnings),
             "error": f.error or "",
         }
@@ -58,19 +63,55 @@ def report_rows(report: IngestReport) -> list[dict]:
     ]
 
 
-def highlighted_page_html(store: IndexStore, chunk: Chunk, context: int = 600) -> str:
-    """HTML of the chunk's first page around the chunk, with the chunk's own text in ``<mark>``."""
-    doc = store.documents.get(chunk.doc_id)
+def find_document(documents: Any, chunk: Chunk) -> Any:
+    """The parsed document a chunk comes from: ``documents`` is an index store, a collection, a mapping
+    (by id or file name) or a list of documents."""
+    docs = getattr(documents, "documents", documents)
+    if callable(docs):  # a Collection: documents() lists them
+        docs = docs()
+    if isinstance(docs, Mapping):
+        found = docs.get(chunk.doc_id) or docs.get(chunk.source)
+        if found is not None:
+            return found
+        docs = list(docs.values())
+    return next((d for d in docs or () if d.source == chunk.source), None)
+
+
+def highlighted_page_html(documents: Any, chunk: Chunk, context: int = 600) -> str:
+    """HTML of the chunk's page around the chunk, with the chunk's own text in ``<mark>`` (every span of
+    it on that page: a split table's repeated header as well as the rows)."""
+    doc = find_document(documents, chunk)
     if doc is None or not chunk.spans:
-        return f"<mark>{html.escape(chunk.text)}</mark>"
-    span = chunk.spans[0]
-    page = doc.pages[span.page - 1].text
-    start = max(0, span.start - context)
-    end = min(len(page), span.end + context)
-    before = ("…" if start > 0 else "") + html.escape(page[start : span.start])
-    after = html.escape(page[span.end : end]) + ("…" if end < len(page) else "")
-    marked = html.escape(page[span.start : span.end])
-    body = f"{before}<mark>{marked}</mark>{after}".replace("\n", "<br>")
+        return f"<mark>{html.escape(chunk.text)}</mark>".replace("\n", "<br>")
+    by_page: dict[int, int] = {}
+    for sp in chunk.spans:
+        by_page[sp.page] = by_page.get(sp.page, 0) + sp.end - sp.start
+    page_no = max(by_page, key=lambda p: (by_page[p], -p))  # the page holding most of the chunk
+    spans = sorted((s.start, s.end) for s in chunk.spans if s.page == page_no)
+    page = doc.pages[page_no - 1].text
+    # each span with some context; spans far apart (a table's header and the rows below) are shown as
+    # separate excerpts joined by "…" instead of everything in between
+    ctx = context if len(spans) == 1 else context // 3
+    windows: list[list[int]] = []
+    for s, e in spans:
+        lo, hi = max(0, s - ctx), min(len(page), e + ctx)
+        if windows and lo <= windows[-1][1]:
+            windows[-1][1] = max(windows[-1][1], hi)
+        else:
+            windows.append([lo, hi])
+    parts = []
+    for w_lo, w_hi in windows:
+        pos = w_lo
+        piece = ["…" if w_lo > 0 else ""]
+        for s, e in spans:
+            if s >= w_hi or e <= w_lo:
+                continue
+            piece.append(html.escape(page[pos:s]))
+            piece.append(f"<mark>{html.escape(page[s:e])}</mark>")
+            pos = e
+        piece.append(html.escape(page[pos:w_hi]) + ("…" if w_hi < len(page) else ""))
+        parts.append("".join(piece))
+    body = "<br>".join(parts).replace("\n", "<br>")
     return f"<div style='font-size:0.9em;line-height:1.45'>{body}</div>"
 
 
@@ -78,7 +119,7 @@ def chunk_rows(store: IndexStore, source: str | None = None) -> list[dict]:
     """The chunk browser's rows: index, pages, heading path, length and the text."""
     return [
         {
-            "source": c.source,
+            "source": plain_name(c.source),
             "chunk": c.index,
             "pages": ", ".join(map(str, c.pages)),
             "heading": c.heading,

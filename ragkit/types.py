@@ -171,10 +171,36 @@ class Hit:
             "pages": list(self.chunk.pages),
             "heading": self.chunk.heading,
             "text": self.chunk.text,
+            "spans": [[sp.page, sp.start, sp.end] for sp in self.chunk.spans],
+            "heading_path": list(self.chunk.heading_path),
+            "index": self.chunk.index,
             "scores": dict(self.scores),
             "ranks": dict(self.ranks),
             "cosine": self.cosine,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Hit:
+        """A hit back from :meth:`to_dict` (a saved chat or comparison); old records without spans get a
+        span-less chunk (shown, not highlighted)."""
+        chunk = Chunk(
+            d["chunk_id"],
+            d.get("doc_id", ""),
+            d["source"],
+            int(d.get("index", 0)),
+            d["text"],
+            tuple(Span(*s) for s in d.get("spans", ())),
+            tuple(d.get("heading_path", ())),
+        )
+        return cls(
+            chunk,
+            int(d["rank"]),
+            float(d["score"]),
+            d.get("stage", ""),
+            {k: float(v) for k, v in d.get("scores", {}).items()},
+            {k: int(v) for k, v in d.get("ranks", {}).items()},
+            d.get("cosine"),
+        )
 
     def movement(self) -> str:
         """How the chunk moved through the stages, e.g. ``"bm25 #7 -> rrf #2 -> rerank #1"``."""

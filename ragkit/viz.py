@@ -48,12 +48,15 @@ def confidence_gauge(
     return fig
 
 
-def latency_bar(timings_ms: Mapping[str, float], title: str = "Latency per stage (ms)") -> Any:
-    """Horizontal bars of the time each stage took (``total`` left out)."""
+def latency_bar(
+    timings_ms: Mapping[str, float], title: str = "Latency per stage (ms)", x_max: float | None = None
+) -> Any:
+    """Horizontal bars of the time each stage took (``total`` and the one-off model ``load`` left out:
+    neither is a stage of this question). ``x_max`` puts two charts on the same scale."""
     import plotly.graph_objects as go
 
     stages = [s for s in STAGE_ORDER if s in timings_ms] + [
-        s for s in timings_ms if s not in STAGE_ORDER and s != "total"
+        s for s in timings_ms if s not in STAGE_ORDER and s not in ("total", "load")
     ]
     fig = go.Figure(
         go.Bar(
@@ -70,6 +73,8 @@ def latency_bar(timings_ms: Mapping[str, float], title: str = "Latency per stage
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         yaxis={"autorange": "reversed"},
     )
+    if x_max:
+        fig.update_xaxes(range=[0, x_max * 1.05])
     return fig
 
 

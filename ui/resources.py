@@ -46,6 +46,14 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
     return IndexStore.open(path, model_id=model)
 
 
+def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
+    """Whether the collection's index for this config must be built or brought up to date first."""
+    from ragkit.chunkers import make_chunker
+
+    emb = embedder(config.embedding_model)
+    return not collection.is_indexed(make_chunker(config.chunker, **config.chunker_params), emb)
+
+
 def index(collection: Collection, config: PipelineConfig, progress=None) -> IndexStore:
     """The collection's index for ``config`` (built or synced first if documents changed)."""
     from ragkit.chunkers import make_chunker

@@ -1,4 +1,10 @@
-"""Every ``st.session_state`` key in one place, with typed accessors."""
+"""Every ``st.session_state`` key in one place, with typed accessors, and the link to the saved workspace.
+
+The session's configs, chat, comparison and batch judgements are saved with the active collection
+(:mod:`ragkit.workspace`) as they change, and restored when a session opens that collection again (a
+reload, a second tab, a link). Configs are the single source of truth for the sidebar: widgets show the
+config and change it only through their ``on_change`` callbacks (a user action), never by being reset.
+"""
 
 from __future__ import annotations
 
@@ -6,26 +12,35 @@ from typing import Any
 
 import streamlit as st
 
+from ragkit.collections import Collection
 from ragkit.config import PipelineConfig
+from ragkit.workspace import Workspace
 
-COLLECTION = "collection"  # name of the active collection
+COLLECTION = "collection"  # name of the active collection (the sidebar selectbox's key)
+PENDING_COLLECTION = "_pending_collection"  # set by "Create", applied before the selectbox exists
+RESTORED_FOR = "_restored_for"  # the collection whose workspace this session has loaded
 CONFIGS = "configs"  # {"A": PipelineConfig, "B": PipelineConfig}
+SAVED_CONFIGS = "_saved_configs"  # what the workspace holds, to save only on a change
+CONFIG_ERROR = "_config_error"  # the last rejected sidebar change, shown once
 EDITING = "editing"  # which config the sidebar edits
 GROQ_KEY = "groq_key"  # held in this session's memory only, never written anywhere
-CHAT = "chat"  # list of (question, Answer | None, error | None)
+CHAT_ID = "chat_id"  # the chat shown on the Ask page
 INGEST_REPORT = "ingest_report"
 COMPARE_RESULT = "compare_result"
 BATCH_RESULT = "batch_result"
 EVAL_RESULT = "eval_result"  # the evaluation result dict shown on the Evaluate page
 EVAL_NOTES = "eval_notes"  # notes from a re-run (what changed since the saved run)
 LABEL_POOL = "label_pool"  # (question, [Chunk]) candidates being labelled
+LABEL_SEARCH = "_label_search"  # (question, [Chunk]) results of a whole-collection search
+CONFIRM_DELETE = "_confirm_delete"  # the document waiting for a second click on Delete
+
+
+def default_configs() -> dict[str, PipelineConfig]:
+    return {"A": PipelineConfig(name="A"), "B": PipelineConfig(name="B", retriever="bm25")}
 
 
 def init() -> None:
-    st.session_state.setdefault(
-        CONFIGS, {"A": PipelineConfig(name="A"), "B": PipelineConfig(name="B", retriever="bm25")}
-    )
-    st.session_state.setdefault(CHAT, [])
+    st.session_state.setdefault(CONFIGS, default_configs())
 
 
 def config(which: str = "A") -> PipelineConfig:
@@ -34,8 +49,10 @@ def config(which: str = "A") -> PipelineConfig:
 
 
 def set_config(which: str, cfg: PipelineConfig) -> None:
+    """Replace config ``which`` and save both with the active collection (if it changed)."""
     init()
-    st.session_state[CONFIGS][which] = cfg
+    st.session_state[CONFIGS] = {**st.session_state[CONFIGS], which: cfg}
+    persist_configs()
 
 
 def get(key: str, default: Any = None) -> Any:
@@ -44,3 +61,65 @@ def get(key: str, default: Any = None) -> Any:
 
 def groq_key() -> str | None:
     return st.session_state.get(GROQ_KEY) or None
+
+
+def active() -> Collection | None:
+    name = st.session_state.get(COLLECTION)
+    if not name:
+        return None
+    c = Collection(name)
+    return c if c.exists else None
+
+
+def workspace() -> Workspace | None:
+    c = active()
+    return Workspace(c.path) if c is not None else None
+
+
+def restore(name: str) -> None:
+    """Load collection ``name``'s saved workspace into this session (configs, chat, comparisons).
+
+    A collection with no saved configs takes the session's current ones (and saves them), so creating a
+    collection never resets the pipeline being worked on.
+    """
+    init()
+    ws = Workspace(Collection(name).path)
+    saved = ws.configs()
+    if {"A", "B"} <= saved.keys():
+        st.session_state[CONFIGS] = {"A": saved["A"], "B": saved["B"]}
+        st.session_state[SAVED_CONFIGS] = dict(st.session_state[CONFIGS])
+    else:
+        st.session_state[SAVED_CONFIGS] = {}
+    st.session_state[CHAT_ID] = ws.current_chat()["id"]
+    switching = st.session_state.get(RESTORED_FOR) is not None
+    for key in (
+        ()
+        if not switching
+        else (
+            COMPARE_RESULT,
+            BATCH_RESULT,
+            INGEST_REPORT,
+            LABEL_POOL,
+            LABEL_SEARCH,
+            EVAL_RESULT,
+            EVAL_NOTES,
+        )
+    ):
+        st.session_state.pop(key, None)
+    st.session_state[RESTORED_FOR] = name
+    persist_configs()
+
+
+def persist_configs() -> None:
+    """Save configs A and B with the active collection when they differ from what is saved."""
+    ws = workspace()
+    configs = st.session_state.get(CONFIGS)
+    if (
+        ws is None
+        or configs is None
+        or st.session_state.get(RESTORED_FOR) != st.session_state.get(COLLECTION)
+    ):
+        return
+    if st.session_state.get(SAVED_CONFIGS) != configs:
+        ws.save_configs(configs)
+        st.session_state[SAVED_CONFIGS] = dict(configs)

@@ -1,8 +1,11 @@
-"""Shared widgets: the sidebar pipeline panel and the answer renderers used by Ask and Compare."""
+"""Shared widgets: the collection picker, the sidebar pipeline panel, progress panels, and the answer
+renderers used by Ask and Compare."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -12,14 +15,24 @@ import streamlit as st
 from ragkit.collections import Collection, default_root, list_collections
 from ragkit.config import LLM_NAMES, RETRIEVER_NAMES, PipelineConfig
 from ragkit.errors import RagkitError
-from ragkit.presentation import highlighted_page_html, hit_rows
+from ragkit.presentation import (
+    CITATION_CSS,
+    answer_html,
+    citation_block_html,
+    highlighted_page_html,
+    hit_rows,
+    safe_markdown,
+)
+from ragkit.progress import StageClock
 from ragkit.viz import confidence_gauge, latency_bar
+from ragkit.workspace import remember_collection
 from ui import state
 
+#: chunker parameter widgets: (name, default, min, max)
 CHUNKER_PARAMS = {
-    "sliding": [("size", 500, 50, 4000), ("overlap", 100, 0, 1000)],
-    "sentence": [("n", 3, 1, 20), ("overlap", 0, 0, 19)],
-    "markdown": [("min_chars", 100, 0, 2000), ("max_chars", 2000, 0, 20000)],
+    "sliding": [("size", 500, 1, 100_000), ("overlap", 100, 0, 99_999)],
+    "sentence": [("n", 3, 1, 200), ("overlap", 0, 0, 199)],
+    "markdown": [("min_chars", 100, 0, 20_000), ("max_chars", 2000, 0, 100_000)],
 }
 
 
@@ -45,27 +58,47 @@ def config_choices() -> dict[str, PipelineConfig]:
         except RagkitError:
             continue  # an unreadable saved file is reported where configs are loaded, not here
     for p in sorted(SHIPPED_CONFIGS.glob("*.json")):
-        out.setdefault(p.stem, PipelineConfig.load(p))
+        try:
+            out.setdefault(p.stem, PipelineConfig.load(p))
+        except RagkitError:
+            continue
     return {k: replace(v, name=k) for k, v in out.items()}
 
 
 def active_collection() -> Collection | None:
-    name = state.get(state.COLLECTION)
-    if not name:
-        return None
-    c = Collection(name)
-    return c if c.exists else None
+    return state.active()
+
+
+# ------------------------------------------------------------------ collection
 
 
 def collection_picker() -> None:
-    """Choose or create the collection every page works on."""
+    """Choose or create the collection every page works on; restores its saved workspace.
+
+    The active collection comes from a pending "Create", else the session, else the link (``?collection=``),
+    else the one used last, else the first. It is set before the selectbox exists (setting a widget's state
+    after it exists is what crashed "Create" before).
+    """
+    ss = st.session_state
     names = list_collections()
-    current = state.get(state.COLLECTION)
-    if current not in names:
-        current = names[0] if names else None
-        st.session_state[state.COLLECTION] = current
+    pending = ss.pop(state.PENDING_COLLECTION, None)
+    if pending in names:
+        ss[state.COLLECTION] = pending
+    if ss.get(state.COLLECTION) not in names:
+        from ragkit.workspace import last_collection
+
+        wanted = st.query_params.get("collection")
+        last = last_collection(default_root())
+        ss[state.COLLECTION] = (
+            wanted if wanted in names else last if last in names else (names[0] if names else None)
+        )
+    current = ss.get(state.COLLECTION)
+    if current and ss.get(state.RESTORED_FOR) != current:
+        state.restore(current)
     if names:
-        st.sidebar.selectbox("Collection", names, index=names.index(current), key=state.COLLECTION)
+        st.sidebar.selectbox("Collection", names, key=state.COLLECTION)
+        st.query_params["collection"] = current
+        remember_collection(default_root(), current)
     else:
         st.sidebar.info("No collection yet: create one to upload documents.")
     with st.sidebar.form("new_collection", clear_on_submit=True, border=False):
@@ -73,18 +106,51 @@ def collection_picker() -> None:
         if st.form_submit_button("Create") and new.strip():
             try:
                 Collection.create(new.strip())
-                st.session_state[state.COLLECTION] = new.strip()
+                ss[state.PENDING_COLLECTION] = new.strip()
                 st.rerun()
             except RagkitError as e:
                 st.error(str(e))
 
 
+# ------------------------------------------------------------------ pipeline panel
+
+
 def seed(key: str, value: Any) -> str:
-    """Give a widget its starting value through session state (once), so the widget is created without a
-    default argument: a default that follows the config would change the widget's identity and reset it."""
+    """Give a widget its starting value through session state (once), so it is created without a default
+    argument (a default that follows other state would change the widget's identity and reset it)."""
     if key not in st.session_state:
         st.session_state[key] = value
     return key
+
+
+def _show(key: str, value: Any) -> str:
+    """Make the widget ``key`` show ``value`` (the config's), set before the widget is built in this run."""
+    st.session_state[key] = value
+    return key
+
+
+def _change(which: str, field: str, key: str, convert: Callable[[Any], Any] = lambda v: v) -> None:
+    """``on_change``: the user changed a widget; apply it to config ``which`` (a rejected value leaves the
+    config as it was and says why)."""
+    cfg = state.config(which)
+    value = convert(st.session_state[key])
+    try:
+        if field.startswith("chunker_params."):
+            name = field.split(".", 1)[1]
+            new = replace(cfg, chunker_params={**cfg.chunker_params, name: value})
+        elif field == "chunker":
+            new = replace(cfg, chunker=value, chunker_params={})
+        elif field == "bm25_weight":
+            new = replace(cfg, hybrid_weights={"bm25": round(value, 2), "dense": round(1 - value, 2)})
+        else:
+            new = replace(cfg, **{field: value})
+        state.set_config(which, new)
+    except RagkitError as e:
+        st.session_state[state.CONFIG_ERROR] = str(e)
+
+
+def _optional(v: Any) -> Any:
+    return (v or "").strip() or None
 
 
 def pipeline_panel() -> None:
@@ -101,68 +167,83 @@ def pipeline_panel() -> None:
     )
     cfg = state.config(which)
     k = f"cfg{which}_"  # widget keys per config so A and B keep their own values
-    chunker = sb.selectbox("Chunker", list(CHUNKER_PARAMS), key=seed(k + "chunker", cfg.chunker))
-    params = {}
+
+    def on(field: str, key: str, convert: Callable[[Any], Any] = lambda v: v) -> dict[str, Any]:
+        return {"key": key, "on_change": _change, "args": (which, field, key, convert)}
+
+    sb.selectbox("Chunker", list(CHUNKER_PARAMS), **on("chunker", _show(k + "chunker", cfg.chunker)))
     cols = sb.columns(2)
-    for i, (name, default, lo, hi) in enumerate(CHUNKER_PARAMS[chunker]):
-        value = cfg.chunker_params.get(name, default) if chunker == cfg.chunker else default
-        params[name] = cols[i].number_input(name, lo, hi, key=seed(f"{k}{chunker}_{name}", int(value)))
-    retriever = sb.selectbox("Retriever", RETRIEVER_NAMES, key=seed(k + "retriever", cfg.retriever))
-    upd: dict[str, Any] = {"chunker": chunker, "chunker_params": params, "retriever": retriever}
-    if retriever == "hybrid":
+    for i, (name, default, lo, hi) in enumerate(CHUNKER_PARAMS[cfg.chunker]):
+        key = _show(f"{k}{cfg.chunker}_{name}", int(cfg.chunker_params.get(name, default)))
+        cols[i].number_input(name, lo, hi, **on(f"chunker_params.{name}", key, int))
+    sb.selectbox("Retriever", RETRIEVER_NAMES, **on("retriever", _show(k + "retriever", cfg.retriever)))
+    if cfg.retriever == "hybrid":
         c1, c2 = sb.columns(2)
-        upd["rrf_k"] = float(c1.number_input("RRF k", 0, 1000, key=seed(k + "rrfk", int(cfg.rrf_k))))
-        upd["hybrid_depth"] = int(c2.number_input("Depth", 1, 500, key=seed(k + "depth", cfg.hybrid_depth)))
+        c1.number_input("RRF k", 0, 1000, **on("rrf_k", _show(k + "rrfk", int(cfg.rrf_k)), float))
+        c2.number_input("Depth", 1, 5000, **on("hybrid_depth", _show(k + "depth", cfg.hybrid_depth), int))
         w0 = cfg.hybrid_weights.get("bm25", 1.0) / max(sum(cfg.hybrid_weights.values()), 1e-9)
-        w = sb.slider("BM25 weight (dense = 1 − w)", 0.0, 1.0, step=0.05, key=seed(k + "w", round(w0, 2)))
-        upd["hybrid_weights"] = {"bm25": round(w, 2), "dense": round(1 - w, 2)}
-        upd["intent_routing"] = sb.toggle(
-            "Intent routing (FACT/CONCEPT/COMPARISON)", key=seed(k + "intent", cfg.intent_routing)
+        sb.slider(
+            "BM25 weight (dense = 1 − w)",
+            0.0,
+            1.0,
+            step=0.05,
+            **on("bm25_weight", _show(k + "w", round(w0, 2))),
         )
-    upd["rerank"] = sb.toggle("Cross-encoder rerank", key=seed(k + "rerank", cfg.rerank))
-    if upd["rerank"]:
-        upd["rerank_candidates"] = int(
-            sb.number_input("Rerank candidates", 1, 200, key=seed(k + "rrc", cfg.rerank_candidates))
+        sb.toggle(
+            "Intent routing (FACT/CONCEPT/COMPARISON)",
+            **on("intent_routing", _show(k + "intent", cfg.intent_routing)),
         )
-        upd["rerank_model"] = sb.text_input(
-            "Cross-encoder (name or local path)", key=seed(k + "rrm", cfg.rerank_model)
+    sb.toggle("Cross-encoder rerank", **on("rerank", _show(k + "rerank", cfg.rerank)))
+    if cfg.rerank:
+        sb.number_input(
+            "Rerank candidates",
+            1,
+            1000,
+            **on("rerank_candidates", _show(k + "rrc", cfg.rerank_candidates), int),
         )
-    llm = sb.selectbox("LLM backend", LLM_NAMES, key=seed(k + "llm", cfg.llm))
-    upd["llm"] = llm
-    if llm in ("groq", "ollama", "local"):
+        sb.text_input(
+            "Cross-encoder (name or local path)", **on("rerank_model", _show(k + "rrm", cfg.rerank_model))
+        )
+    sb.selectbox("LLM backend", LLM_NAMES, **on("llm", _show(k + "llm", cfg.llm)))
+    if cfg.llm in ("groq", "ollama", "local"):
         hint = {"groq": "llama-3.3-70b-versatile", "ollama": "llama3.2", "local": "packaged Gemma 3 270M"}[
-            llm
+            cfg.llm
         ]
-        upd["llm_model"] = (
-            sb.text_input("Model", key=seed(k + "model", cfg.llm_model or ""), placeholder=hint) or None
+        sb.text_input(
+            "Model", placeholder=hint, **on("llm_model", _show(k + "model", cfg.llm_model or ""), _optional)
         )
-    if llm == "groq":
+    if cfg.llm == "groq":
         sb.text_input(
             "Groq API key",
             type="password",
             key=state.GROQ_KEY,
             help="Kept in this browser session's memory only; never saved or exported.",
         )
-    if llm == "ollama":
-        upd["ollama_host"] = (
-            sb.text_input(
-                "Ollama host",
-                key=seed(k + "host", cfg.ollama_host or ""),
-                placeholder="http://127.0.0.1:11434",
-            )
-            or None
+    if cfg.llm == "ollama":
+        sb.text_input(
+            "Ollama host",
+            placeholder="http://127.0.0.1:11434",
+            **on("ollama_host", _show(k + "host", cfg.ollama_host or ""), _optional),
         )
-    upd["top_k"] = int(sb.slider("Top-k chunks", 1, 20, key=seed(k + "topk", cfg.top_k)))
-    upd["confidence_threshold"] = sb.slider(
-        "Abstain below confidence", 0.0, 1.0, step=0.05, key=seed(k + "thr", cfg.confidence_threshold)
+    sb.number_input("Top-k chunks", 1, 1000, **on("top_k", _show(k + "topk", cfg.top_k), int))
+    sb.slider(
+        "Abstain below confidence",
+        0.0,
+        1.0,
+        step=0.05,
+        **on("confidence_threshold", _show(k + "thr", float(cfg.confidence_threshold))),
     )
-    upd["no_retrieval"] = sb.toggle(
-        "No-retrieval baseline (plain LLM)", key=seed(k + "noret", cfg.no_retrieval)
+    sb.toggle(
+        "No-retrieval baseline (plain LLM)",
+        disabled=cfg.llm == "extractive",
+        help="Needs a language model: the extractive backend only quotes retrieved sentences."
+        if cfg.llm == "extractive"
+        else "Ask the LLM without any retrieved context.",
+        **on("no_retrieval", _show(k + "noret", cfg.no_retrieval)),
     )
-    try:
-        state.set_config(which, replace(cfg, **upd))
-    except RagkitError as e:
-        sb.error(str(e))
+    error = st.session_state.pop(state.CONFIG_ERROR, None)
+    if error:
+        sb.error(error)
     _config_files(which)
 
 
@@ -185,8 +266,7 @@ def _config_files(which: str) -> None:
             pick = st.selectbox("Saved configs", saved, key="load_pick")
             if st.button(f"Load into {which}"):
                 try:
-                    loaded = PipelineConfig.load(configs_dir() / f"{pick}.json")
-                    _load_into(which, loaded)
+                    _load_into(which, PipelineConfig.load(configs_dir() / f"{pick}.json"))
                 except RagkitError as e:
                     st.error(str(e))
         st.download_button(
@@ -201,43 +281,120 @@ def _config_files(which: str) -> None:
 
 
 def _load_into(which: str, cfg: PipelineConfig) -> None:
-    """Replace config ``which`` and drop its widget state so the widgets show the loaded values."""
+    """Replace config ``which``; the widgets show it on the rerun (they always show the config)."""
     state.set_config(which, replace(cfg, name=which))
-    prefix = f"cfg{which}_"
-    for key in [k for k in st.session_state if str(k).startswith(prefix)]:
-        del st.session_state[key]
     st.rerun()
 
 
-def render_answer(answer: Any, store: Any, key: str, show_text: bool = True) -> None:
-    """The answer with its citations, abstention notice, gauge, hit table and latency bar."""
+# ------------------------------------------------------------------ progress
+
+
+@contextlib.contextmanager
+def progress_panel(label: str, expanded: bool = True) -> Iterator[Callable[[str, int, int], None]]:
+    """A visible ``st.status`` with a progress bar; yields ``progress(stage, done, total)`` that shows the
+    stage, the count, the rate and an ETA ("embed: 120/400 chunks · 35.1/s · ETA 8 s")."""
+    clock = StageClock()
+    with st.status(label, expanded=expanded) as status:
+        bar = st.progress(0.0, text="starting…")
+
+        def update(stage: str, done: int, total: int) -> None:
+            bar.progress(min(done / max(total, 1), 1.0), text=clock.line(stage, done, total))
+
+        try:
+            yield update
+        except Exception:
+            status.update(label=f"{label} — failed", state="error", expanded=True)
+            raise
+        bar.empty()
+        status.update(label=f"{label} — done", state="complete", expanded=False)
+
+
+def pipelines(collection: Collection, configs: list[PipelineConfig]) -> list[Any]:
+    """Pipelines for these configs over the collection; an index that must be built or updated first is
+    built under a visible progress panel saying which config it is for."""
+    from ui import resources
+
+    out = []
+    for cfg in configs:
+        if resources.needs_indexing(collection, cfg):
+            with progress_panel(f"Building the index for config {cfg.name} ({config_summary(cfg)})") as p:
+                out.append(resources.pipeline(collection, cfg, state.groq_key(), p))
+        else:
+            out.append(resources.pipeline(collection, cfg, state.groq_key()))
+    return out
+
+
+# ------------------------------------------------------------------ answers
+
+
+def render_answer(
+    answer: Any,
+    documents: Any,
+    key: str,
+    show_text: bool = True,
+    latency_max: float | None = None,
+    gauge_title: str = "Retrieval confidence",
+) -> None:
+    """The answer (citations as links that open their passage), warnings, the cited passages, the gauge,
+    the latency bar and every stage score of every retrieved chunk."""
+    st.markdown(CITATION_CSS, unsafe_allow_html=True)
+    html, mapping = answer_html(answer.text, len(answer.hits), key)
     if show_text:
-        st.markdown(answer.text)
+        st.markdown(html, unsafe_allow_html=True)
     if answer.abstained:
         st.warning(f"Abstained: {answer.abstain_reason}")
     elif answer.mode == "rag" and answer.uncited:
         st.warning("Uncited: the answer does not cite any of the sources.")
     if answer.invalid_citations:
         st.warning(f"Citations pointing to no source: {answer.invalid_citations}")
-    render_citations(answer, store)
+    render_citations(answer, documents, key, mapping)
     if answer.mode == "no_retrieval":
         st.caption("No-retrieval baseline: the plain LLM, no sources.")
         return
     col1, col2 = st.columns([1, 1])
-    col1.plotly_chart(confidence_gauge(answer.confidence), key=f"{key}_gauge", width="stretch")
-    col2.plotly_chart(latency_bar(answer.timings_ms), key=f"{key}_lat", width="stretch")
-    st.caption(f"{answer.llm} · {answer.model} · config {answer.config_hash[:10]}")
+    col1.plotly_chart(
+        confidence_gauge(answer.confidence, title=gauge_title), key=f"{key}_gauge", width="stretch"
+    )
+    col2.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
+    notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]
+    if answer.cached_stages:
+        notes.append(f"served from cache: {', '.join(answer.cached_stages)} (not a fair latency sample)")
+    if answer.timings_ms.get("load", 0) > 50:
+        notes.append(f"model load {answer.timings_ms['load']:.0f} ms (not counted in the total)")
+    st.caption(" · ".join(notes))
     with st.expander(f"Retrieved chunks ({len(answer.hits)}) with every stage score"):
-        st.dataframe(hit_rows(answer.hits), hide_index=True, width="stretch", key=f"{key}_hits")
+        st.dataframe(
+            hit_rows(answer.hits),
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_hits",
+            column_config={"text": st.column_config.TextColumn("text", width="large")},
+        )
 
 
-def render_citations(answer: Any, store: Any) -> None:
-    """One expander per cited source: its file, page and heading, the passage highlighted in its page."""
-    for c in answer.citations:
-        hit = answer.hits[c.n - 1]
+def render_citations(answer: Any, documents: Any, key: str, mapping: dict[int, int] | None = None) -> None:
+    """The cited sources, numbered in the order the answer cites them; each opens its passage,
+    highlighted in its page, when its label or the answer's ``[n]`` is clicked."""
+    if mapping is None:
+        _, mapping = answer_html(answer.text, len(answer.hits), key)
+    blocks = []
+    for old, new in sorted(mapping.items(), key=lambda kv: kv[1]):
+        hit = answer.hits[old - 1]
         heading = f" · {hit.chunk.heading}" if hit.chunk.heading else ""
-        with st.expander(f"[{c.n}] {c.source} · page {c.page}{heading}"):
-            st.markdown(highlighted_page_html(store, hit.chunk), unsafe_allow_html=True)
+        label = f"[{new}] {hit.chunk.source} · page {hit.chunk.page}{heading}"
+        blocks.append(citation_block_html(key, new, label, highlighted_page_html(documents, hit.chunk)))
+    if blocks:
+        st.markdown("".join(blocks), unsafe_allow_html=True)
+
+
+def flash(message: str, where: str = "main") -> None:
+    """A success message that survives the ``st.rerun()`` that follows a change."""
+    st.session_state.setdefault("_flash", {}).setdefault(where, []).append(message)
+
+
+def show_flash(where: str = "main") -> None:
+    for message in st.session_state.get("_flash", {}).pop(where, []):
+        st.success(message)
 
 
 def download_json(label: str, obj: Any, file_name: str, key: str) -> None:
@@ -251,10 +408,16 @@ def download_json(label: str, obj: Any, file_name: str, key: str) -> None:
 
 
 def config_summary(cfg: PipelineConfig) -> str:
-    parts = [f"{cfg.chunker}{cfg.chunker_params or ''}", cfg.retriever]
+    params = ", ".join(f"{k}={v}" for k, v in cfg.chunker_params.items())
+    parts = [f"{cfg.chunker}({params})" if params else cfg.chunker, cfg.retriever]
     if cfg.rerank:
         parts.append("rerank")
     parts += [cfg.llm + (f":{cfg.llm_model}" if cfg.llm_model else ""), f"top-{cfg.top_k}"]
     if cfg.no_retrieval:
         parts.append("no retrieval")
     return " · ".join(parts)
+
+
+def text_md(text: str) -> str:
+    """Document-derived text for ``st.markdown``: nothing in it is fetched or rendered as HTML."""
+    return safe_markdown(text)

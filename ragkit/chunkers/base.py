@@ -103,14 +103,15 @@ def build_chunks(
     starts = document.page_starts()
     tables = table_regions(text)
     doc_id, source, prefix = document.doc_id, document.source, f"{document.doc_id}-{key}-"
+    one_page, page_one = len(starts) == 1, document.pages[0].number if document.pages else 1
     chunks: list[Chunk] = []
     for seg in segments:
         start, end = trim(text, seg.start, seg.end)
         if start >= end:
             continue
-        pieces = [(start, end)] if end - start <= max_chars else word_windows(text, start, end, max_chars, 0)
+        pieces = ((start, end),) if end - start <= max_chars else word_windows(text, start, end, max_chars, 0)
         for p_start, p_end in pieces:
-            spans = _spans(document, starts, p_start, p_end)
+            spans = [Span(page_one, p_start, p_end)] if one_page else _spans(document, starts, p_start, p_end)
             if not spans:
                 continue
             body = text[p_start:p_end]
@@ -169,10 +170,12 @@ def _table_header(tables: list[tuple[int, int, int]], pos: int) -> tuple[int, in
 
 def trim(text: str, start: int, end: int) -> tuple[int, int]:
     """Shrink ``[start, end)`` so it neither begins nor ends with whitespace."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
+    if start >= end or not (text[start].isspace() or text[end - 1].isspace()):
+        return start, end  # the common case, without copying the segment
+    piece = text[start:end]
+    stripped = piece.lstrip()
+    start += len(piece) - len(stripped)
+    end = start + len(stripped.rstrip())
     return start, end
 
 

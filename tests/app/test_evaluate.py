@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from ragkit.evaluation.labels import question_id
 from tests.app.conftest import QUESTION, ROOT, texts
 
 pytestmark = pytest.mark.slow
@@ -46,8 +47,10 @@ def test_run_two_configs_on_a_question_file(app, question_file):
     button(at, "Run evaluation").click().run()
     assert not at.exception, at.exception
     assert not at.error, texts(at.error)
-    # warnings in plain words: 3 questions is too small to tell
-    assert "too small to tell" in texts(at.warning)
+    # warnings in plain words: 3 questions is too small to tell; file-level labels over 1 file saturate
+    warnings = texts(at.warning)
+    assert "too small to tell" in warnings
+    assert "File-level labels over 1 files cannot separate these configs" in warnings
     assert len(at.dataframe) >= 4  # metrics, comparisons, intent slices, per question
     md = texts(at.markdown)
     assert "**A vs B** on ndcg@10:" in md and "not significant" in md
@@ -74,7 +77,7 @@ def test_run_two_configs_on_a_question_file(app, question_file):
     assert not at.exception, at.exception
     subheaders = texts(at.subheader)
     assert "Config B" in subheaders and "Config A" in subheaders
-    assert "Opened from an evaluation run" in texts(at.caption)
+    assert f"Opened from evaluation run {result['run_id']}" in texts(at.caption)
 
 
 def test_label_candidates_then_run_on_labels(app):
@@ -86,19 +89,44 @@ def test_label_candidates_then_run_on_labels(app):
     assert question == QUESTION and chunks
     sholes = [i for i, c in enumerate(chunks) if "Sholes" in c.text]
     assert sholes, "a candidate holding the answer"
+    qkey = question_id(QUESTION)
     for i in range(len(chunks)):
-        at.radio(key=f"label_{i}").set_value("relevant" if i in sholes else "not relevant")
+        at.radio(key=f"label_{qkey}_{i}").set_value("relevant" if i in sholes else "not relevant")
     button(at, "Save labels").click().run()
-    assert f"Saved {len(chunks)} labels" in texts(at.success)
+    assert not at.exception, at.exception
     saved = (Path(os.environ["RAGKIT_INDEX_ROOT"]) / "papers" / "labels.jsonl").read_text().splitlines()
-    assert len(saved) == len(chunks)
+    assert len(saved) == len(chunks) and all(json.loads(x)["kind"] == "passage" for x in saved)
+
+    # a second question: its evidence is found by searching the whole collection, not by A or B
+    other = "What did the IBM MT/ST record onto?"
+    at.text_input(key="label_question_text").set_value(other)
+    button(at, "Find candidates (A ∪ B)").click().run()
+    search = next(t for t in at.text_input if t.label.startswith("Search the whole collection"))
+    search.set_value("magnetic tape IBM MT/ST")
+    button(at, "Search").click().run()
+    assert not at.exception, at.exception
+    found = at.session_state["_label_search"][1]
+    tape = [i for i, c in enumerate(found) if "magnetic tape" in c.text.lower()]
+    assert tape, [c.text[:80] for c in found]
+    at.checkbox(key=f"label_found_{question_id(other)}_{tape[0]}").check()
+    button(at, "Mark the ticked results as evidence").click().run()
+    assert "Added 1 passages as evidence" in texts(at.success)
+    # a third: marked explicitly as having no answer in the collection
+    absent = "What is the boiling point of liquid nitrogen on Mars?"
+    at.text_input(key="label_question_text").set_value(absent)
+    button(at, "Find candidates (A ∪ B)").click().run()
+    at.checkbox(key=f"label_absent_{question_id(absent)}").check()
+    button(at, "Save labels").click().run()
+
     at.radio(key="eval_source").set_value("labels").run()
     button(at, "Run evaluation").click().run()
     assert not at.exception and not at.error, texts(at.error)
     result = at.session_state["eval_result"]
-    assert result["level"] == "chunk" and result["dataset_kind"] == "labels"
+    assert result["level"] == "passage" and result["dataset_kind"] == "labels" and result["questions"] == 3
     for c in result["configs"]:
-        assert c["metrics"]["recall@10"] == 1.0  # every relevant candidate came from A or B's top-k
+        pq = {v["question"]: v for v in c["per_question"].values()}
+        assert pq[QUESTION]["recall@10"] == 1.0  # every relevant candidate came from A or B's top-k
+        assert pq[absent]["status"] == "absent" and pq[absent]["idk_when_absent"] is not None
 
 
 def test_errors_are_messages(app, tmp_path):

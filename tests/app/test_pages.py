@@ -8,6 +8,7 @@ import pytest
 
 from ragkit.collections import Collection
 from ragkit.ingest import IngestReport
+from ragkit.presentation import display_name
 from tests.app.conftest import QUESTION, ROOT, make_app, texts
 
 pytestmark = pytest.mark.slow
@@ -19,17 +20,19 @@ def test_documents_page_and_sidebar(app):
     labels = {w.label for w in app.sidebar.selectbox}
     assert {"Collection", "Chunker", "Retriever", "LLM backend"} <= labels
     assert app.sidebar.selectbox(key="collection").value == "papers"
-    assert {s.label for s in app.sidebar.slider} >= {"Top-k chunks", "Abstain below confidence"}
+    assert "Abstain below confidence" in {s.label for s in app.sidebar.slider}
+    assert "Top-k chunks" in {n.label for n in app.sidebar.number_input}
     assert any(t.label.startswith("Cross-encoder rerank") for t in app.sidebar.toggle)
     md = texts(app.markdown)
-    assert "docling_multi_page.pdf" in md and "5 pages" in md
+    assert display_name("docling_multi_page.pdf") in md and "5 pages" in md
     assert app.get("plotly_chart"), "chunk length histogram"
     assert len(app.dataframe) >= 1  # chunk browser
-    # switching the chunker re-chunks from the parsed text (a new index)
+    # switching the chunker re-chunks from the parsed text (a new index), under a progress panel
     app.sidebar.selectbox(key="cfgA_chunker").set_value("sentence").run()
     assert not app.exception
-    labels = [getattr(s, "label", "") or "" for s in app.get("status")] + [e.label for e in app.expander]
-    assert any("(sentence)" in label for label in labels), labels
+    assert app.session_state["configs"]["A"].chunker == "sentence"
+    assert "Index for config A" in texts(app.caption) and "sentence" in texts(app.caption)
+    assert any("Indexing for config A" in (getattr(s, "label", "") or "") for s in app.get("status"))
 
 
 def test_ask_page_answers_with_citations_and_gauge(app):
@@ -40,7 +43,9 @@ def test_ask_page_answers_with_citations_and_gauge(app):
     assert not app.exception, app.exception
     answer = texts(app.chat_message[1].markdown)
     assert "Sholes" in answer and "1868" in answer
-    assert any(e.label.startswith("[1] docling_multi_page.pdf · page") for e in app.expander)
+    # citations are links to their passage, numbered from 1 in the order cited
+    assert 'href="#cite-' in answer and ">[1]</a>" in answer
+    assert "[1] docling_multi_page.pdf · page" in answer and "<mark>" in answer
     assert len(app.get("plotly_chart")) >= 2  # gauge + latency
 
 
@@ -72,7 +77,7 @@ def test_failed_upload_is_reported_and_page_keeps_working(app, evaldata):
     app.run()
     errors = texts(app.error)
     assert "broken.pdf: not a readable PDF" in errors and "empty.txt: the file is empty" in errors
-    assert "docling_multi_page.pdf" in texts(app.markdown)  # the rest of the page still renders
+    assert display_name("docling_multi_page.pdf") in texts(app.markdown)  # the rest still renders
 
 
 @pytest.mark.parametrize(
@@ -128,7 +133,7 @@ def test_compare_page_single_and_batch(app):
     assert not app.exception, app.exception
     subheaders = texts(app.subheader)
     assert "Config A" in subheaders and "Config B" in subheaders
-    assert {m.label for m in app.metric} >= {"Jaccard", "Rank-biased overlap", "Shared chunks"}
+    assert {m.label for m in app.metric} >= {"Jaccard", "Rank-biased overlap", "Shared passages"}
     assert len(app.get("plotly_chart")) >= 4  # two gauges, two latency bars
     saved = Collection("papers").comparisons()
     assert (
@@ -152,7 +157,7 @@ def test_configs_save_load_export_import(app):
 
     app.run()
     app.sidebar.selectbox(key="cfgA_retriever").set_value("bm25").run()
-    app.sidebar.slider(key="cfgA_topk").set_value(7).run()
+    app.sidebar.number_input(key="cfgA_topk").set_value(7).run()
     app.sidebar.text_input(key="save_name").set_value("lexical").run()
     next(b for b in app.sidebar.button if b.label == "Save config").click().run()
     assert "saved 'lexical'" in texts(app.sidebar.success)
@@ -166,15 +171,55 @@ def test_configs_save_load_export_import(app):
     assert not app.exception, app.exception
     cfg_b = app.session_state["configs"]["B"]
     assert cfg_b.retriever == "bm25" and cfg_b.top_k == 7 and cfg_b.name == "B"
-    assert app.sidebar.slider(key="cfgB_topk").value == 7
+    assert app.sidebar.number_input(key="cfgB_topk").value == 7
     # export: the download button carries the config JSON
     export = next(b for b in app.get("download_button") if b.label == "Export JSON")
     assert export is not None
 
 
-def test_delete_document(app):
+def test_delete_document_asks_first(app):
     app.run()
     next(b for b in app.button if b.label == "Delete").click().run()
     assert not app.exception, app.exception
+    assert "Delete 'docling_multi_page.pdf' from the collection?" in texts(app.warning)
+    next(b for b in app.button if b.label == "Cancel").click().run()
+    assert len(Collection("papers").documents()) == 1  # nothing happened
+    next(b for b in app.button if b.label == "Delete").click().run()
+    next(b for b in app.button if b.label == "Delete for good").click().run()
+    assert not app.exception, app.exception
     assert Collection("papers").documents() == []
     assert "is empty" in texts(app.info)
+
+
+def test_work_survives_a_new_session_and_collections_keep_their_own(app):
+    """What a reload or a second tab does: a fresh session on the same folder finds configs, the chat and
+    the comparison; creating collections never crashes nor resets the configs."""
+    app.run()
+    app.sidebar.selectbox(key="cfgA_retriever").set_value("dense").run()
+    app.sidebar.number_input(key="cfgA_topk").set_value(4).run()
+    app.sidebar.radio(key="editing").set_value("B").run()
+    app.sidebar.selectbox(key="cfgB_chunker").set_value("sentence").run()
+    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.chat_input[0].set_value(QUESTION).run()
+    assert not app.exception, app.exception
+    for name in ("second", "third"):  # "Create" used to crash with one collection present
+        app.sidebar.text_input[0].set_value(name)
+        next(b for b in app.sidebar.button if b.label == "Create").click().run()
+        assert not app.exception, app.exception
+        assert app.session_state["collection"] == name
+        assert app.session_state["configs"]["A"].retriever == "dense"  # carried over, not reset
+    # a new session: lands on the collection used last (third); switching back restores papers' work
+    again = make_app().run()
+    assert not again.exception and again.session_state["collection"] == "third"
+    again.sidebar.selectbox(key="collection").set_value("papers").run()
+    cfg_a, cfg_b = again.session_state["configs"]["A"], again.session_state["configs"]["B"]
+    assert (cfg_a.retriever, cfg_a.top_k, cfg_b.chunker) == ("dense", 4, "sentence")
+    assert again.sidebar.number_input(key="cfgA_topk").value == 4  # the widgets show the restored config
+    again.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    assert not again.exception, again.exception
+    assert QUESTION in texts(again.chat_message[0].markdown) and "Sholes" in texts(
+        again.chat_message[1].markdown
+    )
+    next(b for b in again.button if b.label == "New chat").click().run()
+    assert not again.chat_message  # a fresh chat; the old one is kept and listed
+    assert "Chat" in {s.label for s in again.selectbox}  # the earlier chat can be reopened

@@ -96,6 +96,11 @@ def test_cli_ask_json(docling_index):
         out["hits"][0]
     )
     assert {"total", "embed_query"} <= set(out["timings_ms"]) and 0 <= out["confidence"]["value"] <= 1
+    # the model load is reported beside the answer, never inside a stage of it; the CLI says it loads
+    assert "load" not in out["timings_ms"] and out["load_ms"] > 0 and "loading models" in proc.stderr
+    # the config recorded is the one the index was built with (sentence chunker, not the default)
+    assert out["config"]["chunker"] == "sentence"
+    assert out["config"]["chunker_params"] == {"n": 3, "overlap": 0}
     bad = run_ragkit(
         "ask",
         "--index",
