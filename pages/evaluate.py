@@ -1,4 +1,4 @@
-"""Evaluate: run 2-4 configs over a labelled question set, with CIs, significance and calibration;
+"""Evaluate: run 2-5 configs over a labelled question set, with CIs, significance and calibration;
 label retrieved chunks; saved runs. Layout only: the work is in ragkit.evaluation."""
 
 from pathlib import Path
@@ -24,7 +24,7 @@ SOURCES = {
 
 st.title("Evaluate")
 st.caption(
-    "Run 2–4 configurations over the same labelled questions. Every difference comes with a paired "
+    "Run 2–5 configurations over the same labelled questions. Every difference comes with a paired "
     "bootstrap 95 % CI and a paired test; runs are saved with config hashes, dataset hash and model ids."
 )
 collection = widgets.active_collection()
@@ -46,7 +46,14 @@ def build_judge(backend: str, model: str):
     from ragkit.llms import build_llm
 
     cfg = state.config("A")
-    return LLMJudge(build_llm(backend, model=model or None, api_key=state.groq_key(), host=cfg.ollama_host))
+    return LLMJudge(
+        build_llm(
+            backend,
+            model=model or None,
+            api_key=state.groq_key() or state.get(state.OPENAI_KEY),
+            host=cfg.ollama_host,
+        )
+    )
 
 
 def show_charts(result: dict, names: list[str], metric: str, prefix: str = "eval") -> None:
@@ -125,7 +132,7 @@ def show_result(result: dict, prefix: str = "eval") -> None:
                     collection=collection
                     if result.get("params", {}).get("collection") == getattr(collection, "name", None)
                     else None,
-                    api_key=state.groq_key(),
+                    api_key=state.groq_key() or state.get(state.OPENAI_KEY),
                     embedders={
                         m: resources.embedder(m)
                         for m in {c["config"]["embedding_model"] for c in result["configs"]}
@@ -185,10 +192,10 @@ with run_tab:
         )
     choices = widgets.config_choices()
     chosen = st.multiselect(
-        "Configurations (2–4)",
+        "Configurations (2–5)",
         list(choices),
         key=widgets.seed("eval_configs", ["A", "B"]),
-        max_selections=4,
+        max_selections=5,
         help="A and B are the sidebar's; saved configs and the shipped examples (configs/*.json) follow.",
     )
     for name in chosen:
@@ -227,7 +234,7 @@ with run_tab:
                 int(limit) or None,
                 str(EVAL_ROOT),
                 progress_callback(bar),
-                api_key=state.groq_key(),
+                api_key=state.groq_key() or state.get(state.OPENAI_KEY),
                 judge=judge,
                 embedders=embedders_for(configs),
             )
@@ -405,7 +412,7 @@ with saved_tab:
                     EVAL_ROOT,
                     collection=None,
                     progress=progress_callback(bar),
-                    api_key=state.groq_key(),
+                    api_key=state.groq_key() or state.get(state.OPENAI_KEY),
                 )
                 bar.empty()
                 path = save_run(result, EVAL_ROOT)

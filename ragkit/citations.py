@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 # [1]  [1, 2]  [1,2,3]  [1-3]  [1–3]  [2; 4]
@@ -24,23 +25,48 @@ class CitationReport:
         return not self.valid
 
 
-def parse_citations(text: str, n_sources: int) -> CitationReport:
-    """Parse ``[n]`` markers (lists and ranges too) in ``text`` against sources numbered 1..n_sources."""
-    seen: dict[int, None] = {}
-    spans = []
+_CONTEXT_I = re.compile(r"\bcontext\s+(\d+)\b", re.IGNORECASE)
+_SOURCE_ID = re.compile(r"<?\bsource\s+id\s*=\s*[\"']?(\d+)[\"']?", re.IGNORECASE)
+_MD_LINK = re.compile(r"\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?\s*\)")
+
+
+def parse_citations(
+    text: str, n_sources: int, style: str = "numbered", urls: Sequence[str] = ()
+) -> CitationReport:
+    """Parse the citations of an answer against sources numbered 1..n_sources.
+
+    Every style: ``[n]`` markers (lists and ranges too). ``context-i``: "Context 2" mentions. ``xml``:
+    ``source id="2"`` references and Markdown links whose target is a source's url (``urls[i]`` is source
+    i+1's). Numbers are listed in order of first appearance.
+    """
+    found: list[tuple[int, int, list[int]]] = []  # (start, end, numbers) of every citation
+    if style == "context-i":
+        found += [(m.start(), m.end(), [int(m.group(1))]) for m in _CONTEXT_I.finditer(text)]
+    if style == "xml":
+        found += [(m.start(), m.end(), [int(m.group(1))]) for m in _SOURCE_ID.finditer(text)]
+        for m in _MD_LINK.finditer(text):
+            target = m.group(2)
+            for i, url in enumerate(urls, start=1):
+                if target == url or target.split("#")[0] == url.split("#")[0] == target:
+                    found.append((m.start(), m.end(), [i]))
+                    break
     for m in _MARKER.finditer(text):
-        spans.append((m.start(), m.end()))
+        numbers: list[int] = []
         for part in re.split(r"[,;]", m.group(1)):
-            part = part.strip()
-            bounds = re.split(r"\s*[-–]\s*", part)
+            bounds = re.split(r"\s*[-–]\s*", part.strip())
             if len(bounds) == 2:
                 lo, hi = int(bounds[0]), int(bounds[1])
                 if lo <= hi and hi - lo <= 50:  # "[1-3]"; a huge range is not a citation list
-                    for n in range(lo, hi + 1):
-                        seen.setdefault(n, None)
+                    numbers.extend(range(lo, hi + 1))
                     continue
-            for b in bounds:
-                seen.setdefault(int(b), None)
+            numbers.extend(int(b) for b in bounds)
+        found.append((m.start(), m.end(), numbers))
+    found.sort(key=lambda f: f[0])
+    seen: dict[int, None] = {}
+    for _, _, numbers in found:
+        for n in numbers:
+            seen.setdefault(n, None)
+    spans = [(a, b) for a, b, _ in found]
     markers = tuple(seen)
     valid = tuple(n for n in markers if 1 <= n <= n_sources)
     invalid = tuple(n for n in markers if not 1 <= n <= n_sources)

@@ -191,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_args(p)
     p.set_defaults(func=cmd_eval_retrieval)
 
-    p = ev.add_parser("run", help="2-4 pipeline configs over a labelled set, with CIs and significance")
+    p = ev.add_parser("run", help="2-5 pipeline configs over a labelled set, with CIs and significance")
     p.add_argument(
         "--dataset",
         required=True,
@@ -214,13 +214,23 @@ def build_parser() -> argparse.ArgumentParser:
         dest="configs",
         action="append",
         required=True,
-        help="a pipeline config JSON (repeat: 1 to 4 of them)",
+        help="a pipeline config JSON (repeat: 1 to 5 of them; configs/presets/ holds the presets)",
     )
     p.add_argument("--limit", type=int, default=None, help="only the first N questions")
     p.add_argument("--index-root", default="indexes/.eval")
     p.add_argument("--json", dest="json_out", default=None, help="write the full result JSON here")
     p.add_argument("--report", default=None, help="write a Markdown report here")
+    p.add_argument(
+        "--offline-fallbacks",
+        action="store_true",
+        help="swap what cannot run here (an LLM service without key or server, missing weights) for the "
+        "extractive backend / no rerank, and say so (the run records the configs that really ran)",
+    )
     p.set_defaults(func=cmd_eval_run)
+
+    p = sub.add_parser("presets", help="list the shipped presets (configs/presets/*.json)")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_presets)
 
     p = sub.add_parser("ask", help="answer a question from an index, with citations and confidence")
     p.add_argument("--index", required=True)
@@ -235,12 +245,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--intent-routing", action="store_true", default=None)
     p.add_argument(
         "--llm",
-        choices=["extractive", "groq", "ollama", "local"],
+        choices=["extractive", "groq", "ollama", "local", "openai"],
         default=None,
         help="default: groq with GROQ_API_KEY, else ollama if a server answers, else extractive",
     )
     p.add_argument("--model", default=None, help="the LLM's model name (or local path)")
     p.add_argument("--ollama-host", default=None)
+    p.add_argument(
+        "--base-url", default=None, help="openai: the server's base URL (vLLM, llama.cpp, LM Studio)"
+    )
     p.add_argument("--top-k", type=int, default=None)
     p.add_argument("--threshold", type=float, default=None, help="abstain below this retrieval confidence")
     p.add_argument("--temperature", type=float, default=None)
@@ -490,6 +503,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         "llm": args.llm,
         "llm_model": args.model,
         "ollama_host": args.ollama_host,
+        "openai_base_url": args.base_url,
         "top_k": args.top_k,
         "confidence_threshold": args.threshold,
         "temperature": args.temperature,
@@ -544,6 +558,16 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     from ragkit.store import atomic_write
 
     configs = [PipelineConfig.load(c) for c in args.configs]
+    if args.offline_fallbacks:
+        from ragkit.presets import runnable_here
+
+        swapped = []
+        for c in configs:
+            c, notes = runnable_here(c)
+            swapped.append(c)
+            for note in notes:
+                _say(f"note: {note}")
+        configs = swapped
     collection = None
     if args.collection:
         from ragkit.collections import Collection
@@ -572,6 +596,20 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
         if target:
             Path(target).parent.mkdir(parents=True, exist_ok=True)
             atomic_write(Path(target), write)
+    return 0
+
+
+def cmd_presets(args: argparse.Namespace) -> int:
+    from ragkit.presets import PRESETS_DIR, load_preset, preset_names
+
+    presets = [load_preset(n) for n in preset_names()]
+    if args.json:
+        print(json.dumps([p.to_dict() for p in presets], indent=2, ensure_ascii=False))
+        return 0
+    for p in presets:
+        print(f"{p.name}  ({PRESETS_DIR / (p.name + '.json')})")
+        print(f"    {p.description}")
+        print(f"    reproduces: {p.reference}")
     return 0
 
 

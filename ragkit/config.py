@@ -21,8 +21,26 @@ from ragkit.errors import ConfigError
 from ragkit.hashing import config_key
 
 RETRIEVER_NAMES = ("dense", "bm25", "hybrid")
-LLM_NAMES = ("extractive", "groq", "ollama", "local")
+LLM_NAMES = ("extractive", "groq", "ollama", "local", "openai")
 HYBRID_PARTS = ("bm25", "dense")
+PROMPT_STYLES = ("numbered", "plain", "context-i", "xml")
+#: placeholders a prompt template may use
+TEMPLATE_FIELDS = ("sources", "question", "history")
+#: labels, not settings: two configs that differ only in these are the same pipeline (same hash)
+LABEL_FIELDS = ("name", "description", "reference")
+#: fields added after the first release: left out of the hash at their default value, so a config
+#: written before they existed keeps its hash (saved runs stay comparable)
+LATER_FIELDS = (
+    "prompt_style",
+    "prompt_template",
+    "fallback_answer",
+    "relevance_grader",
+    "grader_threshold",
+    "query_expansion",
+    "context_tokens",
+    "bm25_language",
+    "openai_base_url",
+)
 
 #: field -> (kind, low, high); kind is int | float | bool | str | str? (str or None)
 _FIELDS: dict[str, tuple[str, float | None, float | None]] = {
@@ -47,6 +65,15 @@ _FIELDS: dict[str, tuple[str, float | None, float | None]] = {
     "confidence_threshold": ("float", 0.0, 1.0),
     "history_turns": ("int", 0, 1000),
     "no_retrieval": ("bool", None, None),
+    "description": ("str", None, None),
+    "reference": ("str", None, None),
+    "prompt_style": ("str", None, None),
+    "fallback_answer": ("str", None, None),
+    "relevance_grader": ("bool", None, None),
+    "grader_threshold": ("float", -1.0, 1.0),
+    "query_expansion": ("int", 0, 5),
+    "bm25_language": ("str", None, None),
+    "openai_base_url": ("str?", None, None),
 }
 _MAX_STR = 2000
 
@@ -130,6 +157,20 @@ class PipelineConfig:
     confidence_threshold: float = 0.25
     history_turns: int = 5
     no_retrieval: bool = False
+    # what the config is (labels: not part of the hash)
+    description: str = ""
+    reference: str = ""  # the work whose pipeline it reproduces (a title, not a person)
+    # prompt and grounding
+    prompt_style: str = "numbered"  # numbered | plain | context-i | xml
+    prompt_template: dict[str, str] | None = None  # {"system": ..., "user": ...} with {sources} etc.
+    fallback_answer: str = "I don't know based on the provided context."
+    # extra retrieval stages
+    relevance_grader: bool = False  # grade each retrieved chunk; if none passes, rewrite once and retry
+    grader_threshold: float = 0.35  # offline grader: cosine (or cross-encoder probability) to pass
+    query_expansion: int = 0  # alternative queries (LLM-written), each retrieved and fused by RRF
+    context_tokens: int | None = None  # token budget for the sources given to the LLM
+    bm25_language: str = "english"  # stemmer and stop words of the BM25 analyzer
+    openai_base_url: str | None = None  # OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenAI)
 
     def __post_init__(self) -> None:
         owner = f"config {self.name!r:.60}" if isinstance(self.name, str) else "config"
@@ -153,6 +194,21 @@ class PipelineConfig:
             )
         object.__setattr__(self, "hybrid_weights", _check_weights(owner, self.hybrid_weights))
         object.__setattr__(self, "chunker_params", _check_chunker(owner, self.chunker, self.chunker_params))
+        if self.prompt_style not in PROMPT_STYLES:
+            raise ConfigError(
+                f"{owner}: prompt_style must be one of {', '.join(PROMPT_STYLES)}, got {self.prompt_style!r}"
+            )
+        object.__setattr__(self, "prompt_template", check_template(owner, self.prompt_template))
+        if not self.fallback_answer.strip():
+            raise ConfigError(f"{owner}: fallback_answer must not be empty")
+        if self.context_tokens is not None:
+            check_value(owner, "context_tokens", self.context_tokens, "int", 64, 1_000_000)
+        from ragkit.retrievers.analyzer import LANGUAGES
+
+        if self.bm25_language not in LANGUAGES:
+            raise ConfigError(
+                f"{owner}: bm25_language must be one of {', '.join(LANGUAGES)}, got {self.bm25_language!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -194,15 +250,59 @@ class PipelineConfig:
             raise ConfigError(f"{path}: {e}") from None
 
     def cache_key(self) -> str:
-        """sha256 of the canonical JSON, without the ``name`` label (two names, same pipeline: same key)."""
+        """sha256 of the canonical JSON, without the labels (two names, same pipeline: same key) and
+        without later fields left at their default (a config from before them keeps its hash)."""
         d = self.to_dict()
-        d.pop("name")
+        defaults = PipelineConfig.__dataclass_fields__
+        for k in LABEL_FIELDS:
+            d.pop(k)
+        for k in LATER_FIELDS:
+            f = defaults[k]
+            default = f.default_factory() if callable(f.default_factory) else f.default  # type: ignore[misc]
+            if d[k] == default:
+                d.pop(k)
         return config_key(d)
 
     def chunker_spec(self) -> dict[str, Any]:
         from ragkit.chunkers import make_chunker
 
         return make_chunker(self.chunker, **self.chunker_params).spec()
+
+
+def check_template(owner: str, template: Any) -> dict[str, str] | None:
+    """A prompt template override: ``{"system": str, "user": str}`` (either may be omitted) whose
+    placeholders are among ``{sources}``, ``{question}``, ``{history}``; the user part needs
+    ``{sources}`` and ``{question}``."""
+    import string
+
+    if template is None:
+        return None
+    if not isinstance(template, dict) or not template:
+        raise ConfigError(f"{owner}: prompt_template must be an object with 'system' and/or 'user' text")
+    unknown = sorted(str(k) for k in template if k not in ("system", "user"))
+    if unknown:
+        raise ConfigError(f"{owner}: prompt_template has unknown parts {unknown}; use 'system' and 'user'")
+    for part, text in template.items():
+        check_value(owner, f"prompt_template.{part}", text, "str", None, None)
+        try:
+            names = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+        except ValueError as e:
+            raise ConfigError(
+                f"{owner}: prompt_template.{part}: {e} (write a literal brace as {{{{ or }}}})"
+            ) from None
+        bad = sorted(n for n in names if n not in TEMPLATE_FIELDS)
+        if bad:
+            shown = ", ".join("{" + b + "}" for b in bad)
+            allowed = ", ".join("{" + f + "}" for f in TEMPLATE_FIELDS)
+            raise ConfigError(
+                f"{owner}: prompt_template.{part} has unknown placeholder(s) {shown}; use {allowed}"
+            )
+    user = template.get("user")
+    if user is not None and not {"sources", "question"} <= {
+        f for _, f, _, _ in string.Formatter().parse(user) if f
+    }:
+        raise ConfigError(f"{owner}: prompt_template.user must contain {{sources}} and {{question}}")
+    return dict(template)
 
 
 def _check_weights(owner: str, weights: Any) -> dict[str, float]:

@@ -1,8 +1,10 @@
-"""The grounded pipeline: (rewrite) -> retrieve -> (rerank) -> confidence -> prompt -> generate -> Answer.
+"""The grounded pipeline: (follow-up rewrite) -> (expansion) -> retrieve -> (rerank) -> (grade, one
+rewrite and retry) -> (context budget) -> confidence -> prompt -> generate -> Answer.
 
 Below the confidence threshold the LLM is never called: the answer is the fallback sentence with the
 reason. Every answer carries its hits (scores and ranks per stage), citations, confidence, token counts
-where the backend reports them, timings per stage and the hash of the config that produced it.
+where the backend reports them, timings per stage, a trace of the optional stages (grades, the rewrite,
+both retrievals, the alternative queries, what the budget dropped) and the hash of its config.
 """
 
 from __future__ import annotations
@@ -20,13 +22,17 @@ from ragkit.config import PipelineConfig
 from ragkit.llms import build_llm
 from ragkit.llms.base import LLM, GenerationRequest
 from ragkit.prompts import (
-    DEFAULT_TEMPLATES,
+    CITING_STYLES,
+    FALLBACK_ANSWER,
     PromptTemplates,
     grounded_completion,
     grounded_messages,
+    is_fallback,
     no_context_completion,
     no_context_messages,
     rewrite_prompt,
+    source_url,
+    templates_for,
 )
 from ragkit.retrievers import retriever_from_config
 from ragkit.retrievers.analyzer import LUCENE_STOP_WORDS
@@ -74,6 +80,9 @@ class Answer:
     #: stages served from a cache (``embed_query``: the query vector was already computed); an answer
     #: with cached stages is not a fair latency sample
     cached_stages: list[str] = field(default_factory=list)
+    #: the optional stages' record: grades, rewrite and retry, alternative queries, context budget
+    trace: dict[str, Any] = field(default_factory=dict)
+    prompt_style: str = "numbered"
 
     @property
     def latency_ms(self) -> float:
@@ -99,6 +108,8 @@ class Answer:
             "tokens": {"prompt": self.prompt_tokens, "completion": self.completion_tokens},
             "timings_ms": self.timings_ms,
             "cached_stages": list(self.cached_stages),
+            "trace": self.trace,
+            "prompt_style": self.prompt_style,
         }
 
     @classmethod
@@ -124,6 +135,8 @@ class Answer:
             completion_tokens=tokens.get("completion"),
             timings_ms=dict(d.get("timings_ms", {})),
             cached_stages=list(d.get("cached_stages", [])),
+            trace=dict(d.get("trace") or {}),
+            prompt_style=d.get("prompt_style", "numbered"),
         )
 
 
@@ -141,6 +154,7 @@ class Prepared:
     timings_ms: dict[str, float]
     started: float
     cached_stages: list[str] = field(default_factory=list)
+    trace: dict[str, Any] = field(default_factory=dict)
 
 
 # ------------------------------------------------------------------ pure helpers
@@ -205,13 +219,15 @@ class RagPipeline:
         llm: LLM | None = None,
         api_key: str | None = None,
         reranker: Any | None = None,
-        templates: PromptTemplates = DEFAULT_TEMPLATES,
+        templates: PromptTemplates | None = None,
         retriever: Any | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.embedder = embedder
-        self.templates = templates
+        self.templates = templates or templates_for(
+            config.prompt_style, config.prompt_template, config.fallback_answer
+        )
         self.llm = llm or build_llm(
             config.llm,
             model=config.llm_model,
@@ -219,6 +235,8 @@ class RagPipeline:
             api_key=api_key,
             host=config.ollama_host,
             store=store,
+            base_url=config.openai_base_url,
+            fallback=config.fallback_answer,
         )
         self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
@@ -306,11 +324,15 @@ class RagPipeline:
         query = self.standalone_query(question, history, timings)
         has_query = getattr(self.embedder, "has_query", None)
         cached = ["embed_query"] if has_query is not None and has_query(query) else []
-        hits = self.retriever.search(query, self.config.top_k, timings)
+        trace: dict[str, Any] = {}
+        hits = self.retrieve(query, timings, trace)
         confidence = retrieval_confidence(hits, self.confidence_config)
         if confidence.abstain:
+            reason = confidence.reason
+            if not hits and "grades" in trace:
+                reason = "no retrieved chunk was graded relevant, even after rewriting the query once"
             return Prepared(
-                question, query, hits, confidence, None, confidence.reason, "rag", timings, started, cached
+                question, query, hits, confidence, None, reason, "rag", timings, started, cached, trace
             )
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
         # while chat backends read the original question (and the history) from the messages.
@@ -323,7 +345,76 @@ class RagPipeline:
             self.config.max_tokens,
             self._stop(),
         )
-        return Prepared(question, query, hits, confidence, request, None, "rag", timings, started, cached)
+        return Prepared(
+            question, query, hits, confidence, request, None, "rag", timings, started, cached, trace
+        )
+
+    def retrieve(self, query: str, timings: dict[str, float], trace: dict[str, Any]) -> list[Hit]:
+        """Retrieval with the optional stages of the config; each records what it did in ``trace``."""
+        from ragkit import stages
+
+        cfg = self.config
+        queries = [query]
+        if cfg.query_expansion:
+            if self.llm.name == "extractive":
+                trace["expansion"] = {"skipped": "query expansion needs a language model backend"}
+            else:
+                t = time.perf_counter()
+                alternatives, parsed = stages.expand_queries(self.llm, query, cfg.query_expansion)
+                timings["expand"] = (time.perf_counter() - t) * 1000
+                queries += alternatives
+                trace["expansion"] = {"queries": alternatives, "parsed": parsed}
+        hits = self._search(queries, timings)
+        if cfg.relevance_grader:
+            grader = stages.make_grader(self.llm, cfg.grader_threshold)
+            t = time.perf_counter()
+            grades = grader.grade(query, hits)
+            timings["grade"] = (time.perf_counter() - t) * 1000
+            trace["grader"] = grader.kind
+            trace["grades"] = [g.to_dict() for g in grades]
+            trace["first_retrieval"] = [h.chunk_id for h in hits]
+            kept = [h for h, g in zip(hits, grades, strict=True) if g.relevant]
+            if not kept:
+                t = time.perf_counter()
+                new_query, how = stages.rewrite_query(self.llm, query, hits)
+                timings["rewrite"] = timings.get("rewrite", 0.0) + (time.perf_counter() - t) * 1000
+                hits = self._search([new_query], timings)
+                t = time.perf_counter()
+                grades = grader.grade(new_query, hits)
+                timings["grade"] += (time.perf_counter() - t) * 1000
+                trace["rewrite"] = {"query": new_query, "how": how}
+                trace["second_retrieval"] = [h.chunk_id for h in hits]
+                trace["retry_grades"] = [g.to_dict() for g in grades]
+                kept = [h for h, g in zip(hits, grades, strict=True) if g.relevant]
+            trace["parse_failures"] = sum(
+                not g["parsed"] for g in trace["grades"] + trace.get("retry_grades", [])
+            )
+            hits = kept
+        if cfg.context_tokens:
+            t = time.perf_counter()
+            count, tokenizer = stages.token_counter(self.llm)
+            kept, dropped, sizes = stages.fit_budget(hits, cfg.context_tokens, count)
+            timings["budget"] = (time.perf_counter() - t) * 1000
+            trace["context"] = {
+                "budget": cfg.context_tokens,
+                "tokenizer": tokenizer,
+                "tokens": dict(zip([h.chunk_id for h in hits], sizes, strict=True)),
+                "used": sum(n for h, n in zip(hits, sizes, strict=True) if h in kept),
+                "dropped": [h.chunk_id for h in dropped],
+            }
+            hits = kept
+        return hits
+
+    def _search(self, queries: Sequence[str], timings: dict[str, float]) -> list[Hit]:
+        if len(queries) == 1:
+            return self.retriever.search(queries[0], self.config.top_k, timings)
+        from ragkit.stages import fuse_hit_lists
+
+        lists = [self.retriever.search(q, self.config.top_k, timings) for q in queries]
+        t = time.perf_counter()
+        fused = fuse_hit_lists(lists, self.config.top_k, self.config.rrf_k)
+        timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
+        return fused
 
     def _stop(self) -> tuple[str, ...]:
         # base models continue the transcript; chat models end their turn by themselves
@@ -342,9 +433,10 @@ class RagPipeline:
         abstained = prep.request is None
         if abstained:
             text = fallback
-        elif fallback.rstrip(".").lower() in text.lower():
+        elif is_fallback(text, (fallback, FALLBACK_ANSWER)):
             abstained, reason = True, "the model found no answer in the sources"
-        report = parse_citations(text, len(prep.hits))
+        style = self.templates.style
+        report = parse_citations(text, len(prep.hits), style, [source_url(h) for h in prep.hits])
         citations = [
             Citation(n, prep.hits[n - 1].chunk_id, prep.hits[n - 1].chunk.source, prep.hits[n - 1].chunk.page)
             for n in report.valid
@@ -359,7 +451,7 @@ class RagPipeline:
             abstain_reason=reason,
             citations=citations,
             invalid_citations=list(report.invalid),
-            uncited=report.uncited and not abstained and prep.mode == "rag",
+            uncited=report.uncited and not abstained and prep.mode == "rag" and style in CITING_STYLES,
             hits=prep.hits,
             confidence=prep.confidence,
             llm=self.llm.name,
@@ -370,6 +462,8 @@ class RagPipeline:
             completion_tokens=completion_tokens,
             timings_ms=timings,
             cached_stages=list(prep.cached_stages),
+            trace=dict(prep.trace),
+            prompt_style=style,
         )
 
     # -------------------------------------------------------------- entry points

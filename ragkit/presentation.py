@@ -185,12 +185,20 @@ def cite_anchor(key: str, n: int) -> str:
     return f"cite-{re.sub(r'[^A-Za-z0-9_-]', '-', key)}-{n}"
 
 
-def answer_html(text: str, n_sources: int, key: str) -> tuple[str, dict[int, int]]:
+def answer_html(
+    text: str, n_sources: int, key: str, style: str = "numbered", cited: Sequence[int] = ()
+) -> tuple[str, dict[int, int]]:
     """The answer as safe Markdown whose citations are renumbered in the order cited and are links that
-    open their passage (``[2]`` -> ``#cite-<key>-2``); returns it and the old -> new number map."""
+    open their passage (``[2]`` -> ``#cite-<key>-2``); returns it and the old -> new number map.
+
+    Other prompt styles cite by "Context 2" or Markdown links: their numbers stay as the model wrote them
+    (``cited``) and only ``[n]`` markers become links."""
     from ragkit.citations import renumber
 
-    shown, mapping = renumber(text, n_sources)
+    if style == "numbered":
+        shown, mapping = renumber(text, n_sources)
+    else:
+        shown, mapping = text, {n: n for n in cited}
     safe = safe_markdown(shown)
     valid = set(mapping.values())
 

@@ -1,9 +1,22 @@
-"""Every prompt template in one place: grounded answering, completion-style for base models,
-the no-retrieval baseline, and the follow-up rewrite. Override any of them via ``PromptTemplates``."""
+"""Every prompt template in one place: grounded answering in four styles, completion-style for base models,
+the no-retrieval baseline, the follow-up rewrite, the relevance grader, the query rewrite and expansion.
+
+Prompt styles (``PipelineConfig.prompt_style``), each from a pipeline users reproduce:
+
+- ``numbered``: sources as ``[n] file p.3 — heading`` blocks, cite ``[n]`` (ragkit's default);
+- ``plain``: the context as plain text, "answer only from the context, else say I don't know";
+- ``context-i``: ``Context i:`` blocks in triple quotes, asking for a code example;
+- ``xml``: ``<source id="…" url="…" relevance="0.87">…</source>`` ordered by relevance, citing sources as
+  Markdown links.
+
+A full override (``prompt_template``: system and user text with ``{sources}``, ``{question}``,
+``{history}``) replaces the style's own wording; the sources block keeps the style's format.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ragkit.types import Hit, Message
@@ -14,15 +27,43 @@ SYSTEM = (
     "You are a careful research assistant. Answer the question using only the numbered sources "
     "provided. Cite the sources that support each statement with their numbers in square brackets, "
     "like [1] or [2][3]. If the sources do not contain the answer, reply exactly: "
-    f'"{FALLBACK_ANSWER}" Do not use outside knowledge.'
+    '"{fallback}" Do not use outside knowledge.'
 )
-
 USER = "Sources:\n\n{sources}\n\nQuestion: {question}"
+
+PLAIN_SYSTEM = (
+    "Answer the question using only the context below. If the answer is not in the context, say "
+    '"{fallback}" and nothing else.'
+)
+PLAIN_USER = "Context:\n{sources}\n\nQuestion: {question}"
+
+CONTEXT_I_SYSTEM = (
+    "You are a programming assistant. Answer using only the contexts given. Show a code example when "
+    'it helps, and name the context you used ("Context 2"). If the contexts do not answer the '
+    'question, reply "{fallback}"'
+)
+CONTEXT_I_USER = "{sources}\n\nQuestion: {question}\nAnswer with a code example if it applies."
+
+XML_SYSTEM = (
+    "Answer the question from the sources only, most relevant first. Cite every source you use as a "
+    "Markdown link to its url, like [title](url), or by its id in square brackets, like [2]. If the "
+    'sources do not contain the answer, reply "{fallback}"'
+)
+XML_USER = "<sources>\n{sources}\n</sources>\n\nQuestion: {question}"
+
+STYLE_TEXTS = {
+    "numbered": (SYSTEM, USER),
+    "plain": (PLAIN_SYSTEM, PLAIN_USER),
+    "context-i": (CONTEXT_I_SYSTEM, CONTEXT_I_USER),
+    "xml": (XML_SYSTEM, XML_USER),
+}
+#: styles whose answers are asked to cite their sources (an uncited answer is flagged only for these)
+CITING_STYLES = frozenset({"numbered", "context-i", "xml"})
 
 # Base (non-instruction-tuned) models continue text: show them a worked pattern and stop at the next turn.
 COMPLETION = (
     "Answer the question using only the sources. Cite sources as [n]. If the sources do not contain "
-    f'the answer, write "{FALLBACK_ANSWER}"\n\n'
+    'the answer, write "{fallback}"\n\n'
     "{history}Sources:\n{sources}\n\nQuestion: {question}\nAnswer:"
 )
 COMPLETION_STOP = ("\nQuestion:", "\nSources:", "\n\n\n")
@@ -36,9 +77,27 @@ REWRITE = (
     "Follow-up question: {question}\nStandalone question:"
 )
 
+GRADE = (
+    "You are grading whether a retrieved document is relevant to a question. If the document contains "
+    "keywords or meaning related to the question, grade it as relevant.\n\nDocument:\n{document}\n\n"
+    "Question: {question}\n\nAnswer with one word: yes or no."
+)
+QUERY_REWRITE = (
+    "The search for the question below found nothing relevant. Write one better search query for the "
+    "same information (other words, the key terms spelled out). Reply with the query only.\n\n"
+    "Question: {question}\nBetter query:"
+)
+EXPAND = (
+    "Write {n} different search queries that would find documents answering the question, each from "
+    'another angle. Reply with a JSON list of strings only, like ["…", "…"].\n\nQuestion: {question}'
+)
+
 
 @dataclass(frozen=True)
 class PromptTemplates:
+    """The wording of every prompt. ``system``/``user`` are the numbered style's; the pipeline builds the
+    templates for a config's style, override and fallback with :func:`templates_for`."""
+
     system: str = SYSTEM
     user: str = USER
     completion: str = COMPLETION
@@ -47,9 +106,26 @@ class PromptTemplates:
     no_context_completion: str = NO_CONTEXT_COMPLETION
     rewrite: str = REWRITE
     fallback: str = FALLBACK_ANSWER
+    style: str = "numbered"
 
 
 DEFAULT_TEMPLATES = PromptTemplates()
+
+
+def templates_for(
+    style: str = "numbered", template: dict[str, str] | None = None, fallback: str = FALLBACK_ANSWER
+) -> PromptTemplates:
+    """The templates for a prompt style, with an optional override of the system and user text."""
+    system, user = STYLE_TEXTS[style]
+    if template:
+        system, user = template.get("system", system), template.get("user", user)
+    return PromptTemplates(system=system, user=user, fallback=fallback, style=style)
+
+
+def source_url(hit: Hit) -> str:
+    """Where a source can be opened: its URL (web documents), else ``file#page=N``."""
+    url = hit.chunk.metadata.get("url") if hit.chunk.metadata else None
+    return str(url) if url else f"{hit.chunk.source}#page={hit.chunk.page}"
 
 
 def source_label(n: int, hit: Hit) -> str:
@@ -61,9 +137,29 @@ def source_label(n: int, hit: Hit) -> str:
     return f"[{n}] {c.source} {where}{heading}"
 
 
-def format_sources(hits: Sequence[Hit]) -> str:
-    """The numbered source block: each chunk under its label, numbered from 1 in rank order."""
+def _relevance(hit: Hit) -> float:
+    from ragkit.confidence import hit_strength
+
+    return hit_strength(hit)[0]
+
+
+def format_sources(hits: Sequence[Hit], style: str = "numbered") -> str:
+    """The sources block in the style's format, numbered from 1 in rank order."""
+    if style == "plain":
+        return "\n\n".join(h.chunk.text.strip() for h in hits)
+    if style == "context-i":
+        return "\n\n".join(f"Context {i}:\n'''\n{h.chunk.text.strip()}\n'''" for i, h in enumerate(hits, 1))
+    if style == "xml":
+        return "\n".join(
+            f'<source id="{i}" url="{_attr(source_url(h))}" relevance="{_relevance(h):.2f}">\n'
+            f"{h.chunk.text.strip()}\n</source>"
+            for i, h in enumerate(hits, 1)
+        )
     return "\n\n".join(f"{source_label(i, h)}\n{h.chunk.text.strip()}" for i, h in enumerate(hits, 1))
+
+
+def _attr(value: str) -> str:
+    return value.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
 
 
 def format_history(history: Sequence[Message]) -> str:
@@ -77,11 +173,24 @@ def grounded_messages(
     t: PromptTemplates = DEFAULT_TEMPLATES,
 ) -> list[Message]:
     """Chat messages: system instructions, the recent turns, then the sources and the question."""
-    return [
-        Message("system", t.system),
-        *history,
-        Message("user", t.user.format(sources=format_sources(hits), question=question.strip())),
-    ]
+    values = {
+        "sources": format_sources(hits, t.style),
+        "question": question.strip(),
+        "history": format_history(history).strip(),
+    }
+    system = _format(t.system, t, values)
+    return [Message("system", system), *history, Message("user", _format(t.user, t, values))]
+
+
+def _format(text: str, t: PromptTemplates, values: dict[str, str]) -> str:
+    """``text`` with its placeholders filled (``{fallback}`` from the templates)."""
+    import string
+
+    used = {f for _, f, _, _ in string.Formatter().parse(text) if f}
+    filled = {k: v for k, v in values.items() if k in used}
+    if "fallback" in used:
+        filled["fallback"] = t.fallback
+    return text.format(**filled)
 
 
 def grounded_completion(
@@ -90,12 +199,16 @@ def grounded_completion(
     history: Sequence[Message] = (),
     t: PromptTemplates = DEFAULT_TEMPLATES,
 ) -> str:
-    """The same content as one completion-style prompt, for base models."""
+    """The same content as one completion-style prompt, for base models (and seq2seq models)."""
     hist = format_history(history)
-    return t.completion.format(
-        history=f"Conversation so far:\n{hist}\n" if hist else "",
-        sources=format_sources(hits),
-        question=question.strip(),
+    return _format(
+        t.completion,
+        t,
+        {
+            "history": f"Conversation so far:\n{hist}\n" if hist else "",
+            "sources": format_sources(hits, t.style),
+            "question": question.strip(),
+        },
     )
 
 
@@ -113,3 +226,25 @@ def no_context_completion(
 
 def rewrite_prompt(question: str, history: Sequence[Message], t: PromptTemplates = DEFAULT_TEMPLATES) -> str:
     return t.rewrite.format(history=format_history(history).strip(), question=question.strip())
+
+
+# ------------------------------------------------------------------ recognising "I don't know"
+
+_APOSTROPHES = str.maketrans({"’": "'", "‘": "'", "ʼ": "'", "´": "'", "`": "'"})
+_IDK = ("i don't know", "i do not know", "i dont know")
+
+
+def _normal(text: str) -> str:
+    text = " ".join(text.translate(_APOSTROPHES).lower().split())
+    return text.strip(" \"'“”.!").strip()
+
+
+def is_fallback(text: str, fallbacks: Iterable[str] = (FALLBACK_ANSWER,)) -> bool:
+    """Whether an answer is the "I don't know" fallback, whatever its apostrophe (’ or '), case, quotes
+    or closing punctuation: it contains one of the fallbacks, or it is "I don't know" alone."""
+    norm = _normal(text)
+    if not norm:
+        return False
+    if any(_normal(f) and _normal(f) in norm for f in fallbacks):
+        return True
+    return any(norm == idk or re.fullmatch(re.escape(idk) + r"[ .,!]*", norm) for idk in _IDK)

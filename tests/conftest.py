@@ -99,3 +99,26 @@ def run_ragkit(*args: str, timeout: float = 600, **env: str):
     return subprocess.run(
         [sys.executable, "-m", "ragkit", *args], capture_output=True, text=True, env=full_env, timeout=timeout
     )
+
+
+def build_tiny_cross_encoder(path: Path, words: set[str]) -> Path:
+    """A 2-layer BERT cross-encoder with random weights and a tiny vocabulary, saved to ``path`` (no
+    cross-encoder weights can be downloaded here: this exercises the real ``CrossEncoder`` loading path)."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
+
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(words)]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
+        num_labels=1,
+    )
+    BertForSequenceClassification(config).save_pretrained(path)
+    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
+    return path

@@ -1,6 +1,8 @@
-"""Loopback HTTP servers that speak the real wire protocols of Groq and Ollama, for driving the real SDKs.
+"""Loopback HTTP servers that speak the real wire protocols of Groq, OpenAI-compatible servers and Ollama,
+for driving the real SDKs.
 
-Groq: OpenAI-compatible ``POST /openai/v1/chat/completions`` (JSON, or SSE with ``stream: true``).
+Groq: OpenAI-compatible ``POST /openai/v1/chat/completions`` (JSON, or SSE with ``stream: true``); the
+same handler answers ``POST /v1/chat/completions``, the path of the OpenAI SDK (vLLM, llama.cpp, LM Studio).
 Ollama: ``GET /api/tags`` and ``POST /api/chat`` (one JSON object, or NDJSON lines when streaming).
 """
 
@@ -80,7 +82,7 @@ class FakeGroq(_Server):
     def __init__(
         self,
         answer: str = "Paris is the capital [1].",
-        valid_key: str = "gsk_test_key_123456789",
+        valid_key: str | None = "gsk_test_key_123456789",  # None: any key (a local server)
         rate_limited: int = 0,
         delay_s: float = 0.0,
         echo_key_in_errors: bool = True,
@@ -89,6 +91,7 @@ class FakeGroq(_Server):
         self.answer, self.valid_key = answer, valid_key
         self.rate_limited, self.delay_s, self.echo_key = rate_limited, delay_s, echo_key_in_errors
         self.replies: list[str] = []  # answered in order before ``answer`` (e.g. judge grades)
+        self.retry_after = "0"  # the Retry-After header of a 429
 
     def next_answer(self) -> str:
         return self.replies.pop(0) if self.replies else self.answer
@@ -100,10 +103,10 @@ class _GroqHandler(_Handler):
         body = self._body()
         auth = self.headers.get("authorization", "")
         srv.requests.append({"path": self.path, "body": body, "auth": auth})
-        if self.path != "/openai/v1/chat/completions":
+        if self.path not in ("/openai/v1/chat/completions", "/v1/chat/completions"):
             return self._json(404, {"error": {"message": f"unknown path {self.path}", "type": "not_found"}})
         key = auth.removeprefix("Bearer ")
-        if key != srv.valid_key:
+        if srv.valid_key is not None and key != srv.valid_key:
             shown = key if srv.echo_key else "***"  # real services sometimes echo what they got
             return self._json(
                 401,
@@ -131,7 +134,7 @@ class _GroqHandler(_Handler):
             return self._json(
                 429,
                 {"error": {"message": "Rate limit reached", "type": "tokens", "code": "rate_limit_exceeded"}},
-                {"retry-after": "0"},
+                {"retry-after": srv.retry_after},
             )
         time.sleep(srv.delay_s)
         answer = srv.next_answer()

@@ -67,6 +67,13 @@ def index(collection: Collection, config: PipelineConfig, progress=None) -> Inde
     return _index(str(path), generation, emb.model_id)
 
 
+#: the fields that decide a retriever (everything else of a config leaves it unchanged)
+RETRIEVAL_FIELDS = (
+    "chunker", "chunker_params", "embedding_model", "retriever", "bm25_k1", "bm25_b", "rrf_k", "hybrid_depth",
+    "hybrid_weights", "intent_routing", "rerank", "rerank_model", "rerank_candidates", "bm25_language",
+)  # fmt: skip
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _retriever(path: str, generation: int, retrieval_json: str):
     """A retriever over an opened index, keyed by the index generation and the retrieval settings only,
@@ -95,17 +102,8 @@ def pipeline(
     from dataclasses import replace
 
     retrieval = replace(
-        config,
-        name="",
-        llm="extractive",
-        llm_model=None,
-        ollama_host=None,
-        temperature=0.0,
-        max_tokens=1,
-        confidence_threshold=0.0,
-        history_turns=0,
-        no_retrieval=False,
-        top_k=1,
+        PipelineConfig(),
+        **{f: getattr(config, f) for f in RETRIEVAL_FIELDS},
     )
     retriever = _retriever(str(store.path), store.generation, retrieval.to_json())
     return RagPipeline(config, store, emb, llm=llm, api_key=groq_key, retriever=retriever)

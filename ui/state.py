@@ -24,6 +24,8 @@ SAVED_CONFIGS = "_saved_configs"  # what the workspace holds, to save only on a 
 CONFIG_ERROR = "_config_error"  # the last rejected sidebar change, shown once
 EDITING = "editing"  # which config the sidebar edits
 GROQ_KEY = "groq_key"  # held in this session's memory only, never written anywhere
+OPENAI_KEY = "openai_key"  # the same, for an OpenAI-compatible server
+PRESET_NOTES = "_preset_notes"  # what loading a preset swapped on this machine
 CHAT_ID = "chat_id"  # the chat shown on the Ask page
 INGEST_REPORT = "ingest_report"
 COMPARE_RESULT = "compare_result"
@@ -61,6 +63,11 @@ def get(key: str, default: Any = None) -> Any:
 
 def groq_key() -> str | None:
     return st.session_state.get(GROQ_KEY) or None
+
+
+def api_key(config: PipelineConfig) -> str | None:
+    """The session's key for the config's backend (memory only)."""
+    return st.session_state.get(OPENAI_KEY if config.llm == "openai" else GROQ_KEY) or None
 
 
 def active() -> Collection | None:

@@ -32,7 +32,13 @@ from ui import state
 CHUNKER_PARAMS = {
     "sliding": [("size", 500, 1, 100_000), ("overlap", 100, 0, 99_999)],
     "sentence": [("n", 3, 1, 200), ("overlap", 0, 0, 199)],
-    "markdown": [("min_chars", 100, 0, 20_000), ("max_chars", 2000, 0, 100_000)],
+    "markdown": [("min_chars", 100, 0, 20_000), ("max_chars", 2000, 0, 100_000), ("overlap", 0, 0, 99_999)],
+}
+PROMPT_STYLE_HELP = {
+    "numbered": "[n] file p.3 blocks, cite [n]",
+    "plain": "the context as plain text; answer only from it",
+    "context-i": "'Context i:' blocks in triple quotes; asks for a code example",
+    "xml": "<source id url relevance> blocks; cite sources as Markdown links",
 }
 
 
@@ -57,7 +63,7 @@ def config_choices() -> dict[str, PipelineConfig]:
             out.setdefault(name, PipelineConfig.load(configs_dir() / f"{name}.json"))
         except RagkitError:
             continue  # an unreadable saved file is reported where configs are loaded, not here
-    for p in sorted(SHIPPED_CONFIGS.glob("*.json")):
+    for p in sorted(SHIPPED_CONFIGS.glob("*.json")) + sorted(SHIPPED_CONFIGS.glob("presets/*.json")):
         try:
             out.setdefault(p.stem, PipelineConfig.load(p))
         except RagkitError:
@@ -158,6 +164,7 @@ def pipeline_panel() -> None:
     state.init()
     sb = st.sidebar
     sb.subheader("Pipeline")
+    _preset_picker()
     which = sb.radio(
         "Editing",
         ["A", "B"],
@@ -172,10 +179,20 @@ def pipeline_panel() -> None:
         return {"key": key, "on_change": _change, "args": (which, field, key, convert)}
 
     sb.selectbox("Chunker", list(CHUNKER_PARAMS), **on("chunker", _show(k + "chunker", cfg.chunker)))
-    cols = sb.columns(2)
-    for i, (name, default, lo, hi) in enumerate(CHUNKER_PARAMS[cfg.chunker]):
+    params = CHUNKER_PARAMS[cfg.chunker]
+    cols = sb.columns(len(params))
+    for i, (name, default, lo, hi) in enumerate(params):
         key = _show(f"{k}{cfg.chunker}_{name}", int(cfg.chunker_params.get(name, default)))
         cols[i].number_input(name, lo, hi, **on(f"chunker_params.{name}", key, int))
+    if cfg.chunker == "markdown":
+        sb.toggle(
+            "Code blocks as their own chunks",
+            help="Every fenced or <pre><code> block becomes a chunk, never merged with prose.",
+            **on(
+                "chunker_params.separate_code",
+                _show(k + "sepcode", bool(cfg.chunker_params.get("separate_code"))),
+            ),
+        )
     sb.selectbox("Retriever", RETRIEVER_NAMES, **on("retriever", _show(k + "retriever", cfg.retriever)))
     if cfg.retriever == "hybrid":
         c1, c2 = sb.columns(2)
@@ -225,6 +242,18 @@ def pipeline_panel() -> None:
             placeholder="http://127.0.0.1:11434",
             **on("ollama_host", _show(k + "host", cfg.ollama_host or ""), _optional),
         )
+    if cfg.llm == "openai":
+        sb.text_input(
+            "Server base URL",
+            placeholder="http://127.0.0.1:8000/v1 (blank: OpenAI)",
+            **on("openai_base_url", _show(k + "baseurl", cfg.openai_base_url or ""), _optional),
+        )
+        sb.text_input(
+            "API key",
+            type="password",
+            key=state.OPENAI_KEY,
+            help="Kept in this browser session's memory only; a local server usually needs none.",
+        )
     sb.number_input("Top-k chunks", 1, 1000, **on("top_k", _show(k + "topk", cfg.top_k), int))
     sb.slider(
         "Abstain below confidence",
@@ -241,10 +270,106 @@ def pipeline_panel() -> None:
         else "Ask the LLM without any retrieved context.",
         **on("no_retrieval", _show(k + "noret", cfg.no_retrieval)),
     )
+    _stages_panel(which, cfg, on)
     error = st.session_state.pop(state.CONFIG_ERROR, None)
     if error:
         sb.error(error)
     _config_files(which)
+
+
+def _stages_panel(which: str, cfg: PipelineConfig, on: Callable[..., dict[str, Any]]) -> None:
+    """Prompt style and template, the fallback sentence, and the optional stages of config ``which``."""
+    k = f"cfg{which}_"
+    with st.sidebar.expander("Prompt and extra stages"):
+        st.selectbox(
+            "Prompt style",
+            list(PROMPT_STYLE_HELP),
+            format_func=lambda s: f"{s} — {PROMPT_STYLE_HELP[s]}",
+            **on("prompt_style", _show(k + "style", cfg.prompt_style)),
+        )
+        st.text_input("Fallback answer", **on("fallback_answer", _show(k + "fallback", cfg.fallback_answer)))
+        st.toggle(
+            "Relevance grader + one rewrite",
+            help="Grade each retrieved chunk (LLM yes/no, or offline: cross-encoder / cosine); when none "
+            "passes, rewrite the query once and retrieve again.",
+            **on("relevance_grader", _show(k + "grader", cfg.relevance_grader)),
+        )
+        if cfg.relevance_grader:
+            st.slider(
+                "Offline grader threshold (cosine)",
+                0.0,
+                1.0,
+                step=0.05,
+                **on("grader_threshold", _show(k + "gthr", float(cfg.grader_threshold))),
+            )
+        st.number_input(
+            "Query expansion: alternative queries (0 = off; needs an LLM)",
+            0,
+            5,
+            **on("query_expansion", _show(k + "expand", cfg.query_expansion), int),
+        )
+        st.number_input(
+            "Context budget in tokens (0 = no budget)",
+            0,
+            1_000_000,
+            step=512,
+            **on("context_tokens", _show(k + "budget", cfg.context_tokens or 0), lambda v: int(v) or None),
+        )
+        if cfg.retriever in ("bm25", "hybrid"):
+            from ragkit.retrievers.analyzer import LANGUAGES
+
+            st.selectbox(
+                "BM25 language", LANGUAGES, **on("bm25_language", _show(k + "lang", cfg.bm25_language))
+            )
+        use = st.toggle(
+            "Own prompt template",
+            value=cfg.prompt_template is not None,
+            key=f"{k}use_template_{cfg.prompt_template is not None}",
+            help="System and user text with {sources}, {question} and {history}.",
+        )
+        if use:
+            current = cfg.prompt_template or {}
+            from ragkit.prompts import STYLE_TEXTS
+
+            default_system, default_user = STYLE_TEXTS[cfg.prompt_style]
+            with st.form(f"{k}template_form", border=False):
+                system = st.text_area("System", current.get("system", default_system), height=140)
+                user = st.text_area("User", current.get("user", default_user), height=90)
+                if st.form_submit_button("Apply template"):
+                    _set_field(which, "prompt_template", {"system": system, "user": user})
+        elif cfg.prompt_template is not None:
+            _set_field(which, "prompt_template", None)
+
+
+def _set_field(which: str, field: str, value: Any) -> None:
+    try:
+        state.set_config(which, replace(state.config(which), **{field: value}))
+        st.rerun()
+    except RagkitError as e:
+        st.session_state[state.CONFIG_ERROR] = str(e)
+
+
+def _preset_picker() -> None:
+    """Load a shipped preset into A or B; what cannot run here is swapped (and said)."""
+    from ragkit.presets import load_preset, preset_names, runnable_here
+
+    sb = st.sidebar
+    names = preset_names()
+    c1, c2, c3 = sb.columns([3, 1, 1], vertical_alignment="bottom")
+    pick = c1.selectbox("Preset", ["(choose)", *names], key="preset_pick")
+    for col, which in ((c2, "A"), (c3, "B")):
+        if col.button(
+            which, key=f"preset_to_{which}", disabled=pick == "(choose)", help=f"Load into {which}"
+        ):
+            try:
+                cfg, notes = runnable_here(load_preset(pick), state.groq_key() or state.get(state.OPENAI_KEY))
+                state.set_config(which, replace(cfg, name=which))
+                st.session_state[state.PRESET_NOTES] = [f"Loaded preset {pick} into {which}.", *notes]
+                st.rerun()
+            except RagkitError as e:
+                sb.error(str(e))
+    for note in st.session_state.get(state.PRESET_NOTES, []):
+        sb.caption(note)
 
 
 def _config_files(which: str) -> None:
@@ -318,9 +443,9 @@ def pipelines(collection: Collection, configs: list[PipelineConfig]) -> list[Any
     for cfg in configs:
         if resources.needs_indexing(collection, cfg):
             with progress_panel(f"Building the index for config {cfg.name} ({config_summary(cfg)})") as p:
-                out.append(resources.pipeline(collection, cfg, state.groq_key(), p))
+                out.append(resources.pipeline(collection, cfg, state.api_key(cfg), p))
         else:
-            out.append(resources.pipeline(collection, cfg, state.groq_key()))
+            out.append(resources.pipeline(collection, cfg, state.api_key(cfg)))
     return out
 
 
@@ -338,7 +463,8 @@ def render_answer(
     """The answer (citations as links that open their passage), warnings, the cited passages, the gauge,
     the latency bar and every stage score of every retrieved chunk."""
     st.markdown(CITATION_CSS, unsafe_allow_html=True)
-    html, mapping = answer_html(answer.text, len(answer.hits), key)
+    style = getattr(answer, "prompt_style", "numbered")
+    html, mapping = answer_html(answer.text, len(answer.hits), key, style, [c.n for c in answer.citations])
     if show_text:
         st.markdown(html, unsafe_allow_html=True)
     if answer.abstained:
@@ -348,6 +474,9 @@ def render_answer(
     if answer.invalid_citations:
         st.warning(f"Citations pointing to no source: {answer.invalid_citations}")
     render_citations(answer, documents, key, mapping)
+    if answer.trace:
+        with st.expander("Pipeline trace (grades, rewrite, expansion, context budget)"):
+            st.json(answer.trace, expanded=2)
     if answer.mode == "no_retrieval":
         st.caption("No-retrieval baseline: the plain LLM, no sources.")
         return
@@ -376,7 +505,8 @@ def render_citations(answer: Any, documents: Any, key: str, mapping: dict[int, i
     """The cited sources, numbered in the order the answer cites them; each opens its passage,
     highlighted in its page, when its label or the answer's ``[n]`` is clicked."""
     if mapping is None:
-        _, mapping = answer_html(answer.text, len(answer.hits), key)
+        style = getattr(answer, "prompt_style", "numbered")
+        _, mapping = answer_html(answer.text, len(answer.hits), key, style, [c.n for c in answer.citations])
     blocks = []
     for old, new in sorted(mapping.items(), key=lambda kv: kv[1]):
         hit = answer.hits[old - 1]

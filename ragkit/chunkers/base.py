@@ -71,8 +71,13 @@ class BaseChunker:
         return self._config
 
     def spec(self) -> dict[str, Any]:
-        """``{"name", "config"}``: what the manifest records and what keys chunk ids."""
-        return {"name": self.name, "config": asdict(self._config)}
+        """``{"name", "config"}``: what the manifest records and what keys chunk ids. Settings added in a
+        later version are left out at their default, so existing indexes keep their chunk ids."""
+        config = asdict(self._config)
+        for k, default in getattr(self.config_class, "OPTIONAL", {}).items():
+            if config.get(k) == default:
+                config.pop(k)
+        return {"name": self.name, "config": config}
 
     def key(self) -> str:
         return config_key(self.spec())[:8]

@@ -1,8 +1,10 @@
 """Structure-aware chunks for Markdown (and PDF text, whose tables ragkit renders as Markdown).
 
-Splits at headings, horizontal rules and blank lines; keeps fenced code blocks and tables whole; merges
-pieces shorter than ``min_chars`` into a neighbour in the same section; records the heading path.
-A heading with no body of its own is carried into the next section's first chunk.
+Splits at headings, horizontal rules and blank lines; keeps fenced (and HTML ``<pre><code>``) code blocks
+and tables whole; merges pieces shorter than ``min_chars`` into a neighbour in the same section; records
+the heading path. A heading with no body of its own is carried into the next section's first chunk.
+With ``separate_code`` every code block is a chunk of its own (never merged with prose, however short);
+``overlap`` makes the windows of long prose share that many characters.
 
 "Whole" has a limit: a table or code block longer than ``max(max_chars, MAX_CHUNK_CHARS)`` is split
 between rows (tables; every piece then repeats the header, see ``chunkers.base``) or lines (code).
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ragkit.chunkers.base import MAX_CHUNK_CHARS, BaseChunker, Segment, word_windows
 from ragkit.config import check_value
@@ -21,6 +24,7 @@ from ragkit.errors import ConfigError
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING_START = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
 _TABLE_LINE = re.compile(r"^\s*\|")
+_PRE = re.compile(r"^\s{0,3}<pre[\s>]", re.IGNORECASE)
 
 
 def _heading(line: str) -> tuple[int, str] | None:
@@ -49,10 +53,21 @@ def _is_rule(line: str) -> bool:
 class MarkdownConfig:
     min_chars: int = 100
     max_chars: int = 2000  # prose pieces above this are windowed; 0 = no limit. Tables/code stay whole.
+    separate_code: bool = False  # every fenced or <pre><code> block is a chunk of its own, never merged
+    overlap: int = 0  # characters windows of long prose share with the previous window
+
+    #: later settings: left out of the spec (and so of chunk ids) at these defaults
+    OPTIONAL: ClassVar[dict[str, object]] = {"separate_code": False, "overlap": 0}
 
     def __post_init__(self) -> None:
         check_value("markdown", "min_chars", self.min_chars, "int", 0, 10_000_000)
         check_value("markdown", "max_chars", self.max_chars, "int", 0, 10_000_000)
+        check_value("markdown", "separate_code", self.separate_code, "bool", None, None)
+        check_value("markdown", "overlap", self.overlap, "int", 0, 10_000_000)
+        if self.overlap and (not self.max_chars or self.overlap >= self.max_chars):
+            raise ConfigError(
+                f"markdown: overlap must be below max_chars ({self.max_chars}), got {self.overlap}"
+            )
         if self.min_chars < 0:
             raise ConfigError(f"markdown: min_chars must be >= 0, got {self.min_chars}")
         if self.max_chars < 0 or (self.max_chars and self.max_chars < self.min_chars):
@@ -66,6 +81,7 @@ class _Piece:
     start: int
     end: int
     whole: bool  # a table or code block (or a piece holding one): never windowed
+    code: bool = False  # a fenced or <pre><code> block
 
     def __len__(self) -> int:
         return self.end - self.start
@@ -83,7 +99,7 @@ def _parse(text: str) -> list[_Section]:
     sections = [_Section(path=())]
     stack: list[tuple[int, str]] = []
     current: _Piece | None = None
-    kind = ""  # "para", "table" or "fence" for ``current``
+    kind = ""  # "para", "table", "fence" or "pre" for ``current``
     fence = ""
 
     def flush() -> None:
@@ -103,10 +119,21 @@ def _parse(text: str) -> list[_Section]:
             if stripped.startswith(fence) and not stripped.strip(fence[0]):
                 flush()
             continue
+        if kind == "pre":
+            current.end = end  # type: ignore[union-attr]
+            if "</pre>" in body.lower():
+                flush()
+            continue
         m = _FENCE.match(body)
         if m:
             flush()
-            current, kind, fence = _Piece(start, end, True), "fence", m.group(1)
+            current, kind, fence = _Piece(start, end, True, code=True), "fence", m.group(1)
+            continue
+        if _PRE.match(body):
+            flush()
+            current, kind = _Piece(start, end, True, code=True), "pre"
+            if "</pre>" in body.lower():
+                flush()
             continue
         h = _heading(body)
         if h is not None:
@@ -158,7 +185,7 @@ class MarkdownChunker(BaseChunker):
             carried = None
             if lead is not None:
                 pieces[0].start = lead
-            for piece in self._merge(pieces, min_chars, max_chars):
+            for piece in self._merge(pieces, min_chars, max_chars, self.config.separate_code):
                 if piece.whole and len(piece) > cap:
                     out.extend(Segment(s, e, sec.path) for s, e in _line_groups(text, piece, cap))
                 elif piece.whole or not max_chars or len(piece) <= max_chars:
@@ -166,18 +193,23 @@ class MarkdownChunker(BaseChunker):
                 else:
                     out.extend(
                         Segment(s, e, sec.path)
-                        for s, e in word_windows(text, piece.start, piece.end, max_chars, 0)
+                        for s, e in word_windows(text, piece.start, piece.end, max_chars, self.config.overlap)
                     )
         if carried is not None:  # the text ends with headings that have no body
             out.append(Segment(carried, len(text), ()))
         return out
 
     @staticmethod
-    def _merge(pieces: list[_Piece], min_chars: int, max_chars: int) -> list[_Piece]:
+    def _merge(
+        pieces: list[_Piece], min_chars: int, max_chars: int, separate_code: bool = False
+    ) -> list[_Piece]:
         """Merge each piece under ``min_chars`` into the next one (or, failing that, the previous one)
-        while the result fits ``max_chars``; one pass, so linear in the number of pieces."""
+        while the result fits ``max_chars``; one pass, so linear in the number of pieces. With
+        ``separate_code`` a code block never merges with anything."""
 
         def fits(a: _Piece, b: _Piece) -> bool:
+            if separate_code and (a.code or b.code):
+                return False
             return not max_chars or (b.end - a.start) <= max_chars or a.whole or b.whole
 
         if len(pieces) <= 1:
@@ -187,19 +219,23 @@ class MarkdownChunker(BaseChunker):
         for p in pieces:
             if carry is not None:
                 if fits(carry, p):
-                    p = _Piece(carry.start, p.end, carry.whole or p.whole)
+                    p = _Piece(carry.start, p.end, carry.whole or p.whole, carry.code or p.code)
                 elif out and fits(out[-1], carry):
-                    out[-1] = _Piece(out[-1].start, carry.end, out[-1].whole or carry.whole)
+                    out[-1] = _Piece(
+                        out[-1].start, carry.end, out[-1].whole or carry.whole, out[-1].code or carry.code
+                    )
                 else:
                     out.append(carry)
                 carry = None
-            if len(p) < min_chars:
+            if len(p) < min_chars and not (separate_code and p.code):
                 carry = p
             else:
                 out.append(p)
         if carry is not None:
             if out and fits(out[-1], carry):
-                out[-1] = _Piece(out[-1].start, carry.end, out[-1].whole or carry.whole)
+                out[-1] = _Piece(
+                    out[-1].start, carry.end, out[-1].whole or carry.whole, out[-1].code or carry.code
+                )
             else:
                 out.append(carry)
         return out

@@ -574,8 +574,8 @@ def evaluate_configs(
     ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
     ``api_key`` is a Groq key used in memory only; ``judge`` an :class:`~ragkit.evaluation.judge.LLMJudge`.
     """
-    if not 1 <= len(configs) <= 4:
-        raise RagkitError(f"evaluate 1 to 4 configs at a time, got {len(configs)}")
+    if not 1 <= len(configs) <= 5:
+        raise RagkitError(f"evaluate 1 to 5 configs at a time, got {len(configs)}")
     names = [c.name for c in configs]
     if len(set(names)) != len(names):
         raise RagkitError(f"config names must differ, got {names}")

@@ -1,4 +1,5 @@
-"""LLM backends: ``extractive`` (no model), ``groq``, ``ollama`` and ``local`` (transformers)."""
+"""LLM backends: ``extractive`` (no model), ``groq``, ``ollama``, ``openai`` (any OpenAI-compatible server)
+and ``local`` (transformers, causal or seq2seq)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ LLMS.register("extractive", "ragkit.llms.extractive:ExtractiveLLM")
 LLMS.register("groq", "ragkit.llms.groq:GroqLLM")
 LLMS.register("ollama", "ragkit.llms.ollama:OllamaLLM")
 LLMS.register("local", "ragkit.llms.local:LocalLLM")
+LLMS.register("openai", "ragkit.llms.openai_compat:OpenAILLM")
 
 
 def build_llm(
@@ -23,6 +25,8 @@ def build_llm(
     api_key: str | None = None,
     host: str | None = None,
     store: Any | None = None,
+    base_url: str | None = None,
+    fallback: str | None = None,
 ) -> LLM:
     """Build a backend by registry name with the settings that apply to it."""
     cls = LLMS.get(name)
@@ -31,9 +35,11 @@ def build_llm(
             from ragkit.errors import ConfigError
 
             raise ConfigError("the extractive backend needs the index's embedder")
-        return cls(embedder, store=store)
+        return cls(embedder, store=store, **({"fallback": fallback} if fallback else {}))
     if name == "groq":
         return cls(model=model, api_key=api_key)
+    if name == "openai":
+        return cls(model=model, api_key=api_key, base_url=base_url)
     if name == "ollama":
         return cls(model=model, host=host)
     return cls(model=model)

@@ -80,7 +80,9 @@ class ExtractiveLLM:
         min_similarity: float = 0.2,
         store: Any | None = None,
         max_chars: int = 400,
+        fallback: str = FALLBACK_ANSWER,
     ) -> None:
+        self.fallback = fallback
         self.embedder = embedder
         self.model = f"extractive:{embedder.model_id}"
         self.max_sentences = max_sentences
@@ -177,7 +179,7 @@ class ExtractiveLLM:
         scored = self.score(request)
         if not scored or (scored[0][1] < self.min_similarity and scored[0][2] == 0):
             best = scored[0][0] if scored else 0.0
-            return Generation(FALLBACK_ANSWER, self.model, meta={"support": round(best, 4), "units": []})
+            return Generation(self.fallback, self.model, meta={"support": round(best, 4), "units": []})
         top = scored[0]
         if top[3].header:
             text, used = self._rows_answer(scored)

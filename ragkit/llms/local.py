@@ -1,7 +1,10 @@
-"""In-process causal LM with transformers. The default is the packaged Gemma 3 270M (base model, GGUF):
-converted to a transformers checkpoint once and cached, so later loads take seconds, not minutes.
+"""In-process language model with transformers: a causal LM, or an encoder–decoder (seq2seq) model such
+as FLAN-T5 — chosen from the model's own config (``is_encoder_decoder``). The default is the packaged
+Gemma 3 270M (base model, GGUF): converted to a transformers checkpoint once and cached, so later loads
+take seconds, not minutes.
 
-It is a base model, so it gets the completion-style prompt and stop sequences, not chat messages.
+Local models get the completion-style prompt (one text) and stop sequences, not chat messages; a seq2seq
+model reads that prompt with its encoder and writes only the answer.
 """
 
 from __future__ import annotations
@@ -81,6 +84,7 @@ class LocalLLM:
         self.dtype = dtype
         self._loaded = None
         self._lock = threading.Lock()
+        self.seq2seq = False
 
     def __repr__(self) -> str:
         return f"LocalLLM({self.model!r}, dtype={self.dtype!r})"
@@ -94,19 +98,21 @@ class LocalLLM:
 
     def _load(self):
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
 
         path = str(packaged_gemma_checkpoint()) if self.model == DEFAULT_LOCAL_MODEL else self.model
         local_only = not os.path.isdir(path)
         try:
+            config = AutoConfig.from_pretrained(path, local_files_only=local_only)
+            self.seq2seq = bool(getattr(config, "is_encoder_decoder", False))
+            auto = AutoModelForSeq2SeqLM if self.seq2seq else AutoModelForCausalLM
             tok = AutoTokenizer.from_pretrained(path, local_files_only=local_only)
-            model = AutoModelForCausalLM.from_pretrained(
-                path, dtype=getattr(torch, self.dtype), local_files_only=local_only
-            )
+            model = auto.from_pretrained(path, dtype=getattr(torch, self.dtype), local_files_only=local_only)
         except Exception as e:
             raise ModelNotAvailableError(
                 f"cannot load local model {self.model!r}: {type(e).__name__}: {str(e)[:200]}. "
-                "Pass a directory holding a transformers causal LM (--model /path/to/model)."
+                "Pass a directory holding a transformers causal or seq2seq LM (--model /path/to/model); "
+                "weights cannot be downloaded here."
             ) from None
         model.eval()
         return model, tok
@@ -117,7 +123,7 @@ class LocalLLM:
             kw.update(do_sample=True, temperature=request.temperature)
         else:
             kw.update(do_sample=False)
-        if request.stop:
+        if request.stop and not self.seq2seq:  # a seq2seq model ends its answer itself (EOS)
             kw.update(stop_strings=list(request.stop), tokenizer=tok)
         return kw
 
@@ -128,7 +134,8 @@ class LocalLLM:
         inputs = tok(request.prompt, return_tensors="pt")
         with torch.inference_mode():
             out = model.generate(**inputs, **self._generate_kwargs(request, tok))
-        new = out[0, inputs["input_ids"].shape[1] :]
+        # a causal LM returns prompt + continuation; a seq2seq model returns only what it wrote
+        new = out[0] if self.seq2seq else out[0, inputs["input_ids"].shape[1] :]
         text = cut_at_stop(tok.decode(new, skip_special_tokens=True), request.stop).strip()
         return Generation(text, self.model, int(inputs["input_ids"].shape[1]), int(new.shape[0]))
 

@@ -66,7 +66,7 @@ def retriever_from_config(
         config.retriever,
         store,
         embedder,
-        bm25={"k1": config.bm25_k1, "b": config.bm25_b},
+        bm25={"k1": config.bm25_k1, "b": config.bm25_b, "language": config.bm25_language},
         hybrid={
             "k": config.rrf_k,
             "depth": config.hybrid_depth,

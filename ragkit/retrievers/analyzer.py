@@ -14,11 +14,52 @@ LUCENE_STOP_WORDS = frozenset(
 )
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 
+#: languages the BM25 analyzer supports: PyStemmer's Snowball stemmers with a stop-word list
+#: (Lucene's for English; bm25s's lists for the others)
+LANGUAGES = (
+    "english", "danish", "dutch", "french", "german", "italian", "norwegian", "portuguese", "russian",
+    "spanish", "swedish", "turkish",
+)  # fmt: skip
+_BM25S_STOPWORDS = {
+    "danish": "STOPWORDS_DANISH", "dutch": "STOPWORDS_DUTCH", "french": "STOPWORDS_FRENCH",
+    "german": "STOPWORDS_GERMAN", "italian": "STOPWORDS_ITALIAN", "norwegian": "STOPWORDS_NORWEGIAN",
+    "portuguese": "STOPWORDS_PORTUGUESE", "russian": "STOPWORDS_RUSSIAN", "spanish": "STOPWORDS_SPANISH",
+    "swedish": "STOPWORDS_SWEDISH", "turkish": "STOPWORDS_TURKISH",
+}  # fmt: skip
+
+
+def stop_words_for(language: str) -> frozenset[str]:
+    """The stop words of ``language``: Lucene's English set, or bm25s's list for another language."""
+    if language == "english":
+        return LUCENE_STOP_WORDS
+    import bm25s.stopwords
+
+    return frozenset(w.lower() for w in getattr(bm25s.stopwords, _BM25S_STOPWORDS[language]))
+
 
 class Analyzer:
-    """Turns text into BM25 terms; cheap to build, the stemmer loads on first use."""
+    """Turns text into BM25 terms; cheap to build, the stemmer loads on first use.
 
-    def __init__(self, stemmer: str | None = "english", stop_words: frozenset[str] | None = None) -> None:
+    Args:
+        stemmer: a PyStemmer algorithm name (usually the language) or ``None``.
+        stop_words: the words to drop; default: those of ``language``.
+        language: one of :data:`LANGUAGES`; sets the stemmer and stop words unless given.
+    """
+
+    def __init__(
+        self,
+        stemmer: str | None = "english",
+        stop_words: frozenset[str] | None = None,
+        language: str | None = None,
+    ) -> None:
+        if language is not None:
+            if language not in LANGUAGES:
+                from ragkit.errors import ConfigError
+
+                raise ConfigError(f"BM25 language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+            stemmer = language
+            if stop_words is None:
+                stop_words = stop_words_for(language)
         self.stemmer_name = stemmer
         self.stop_words = LUCENE_STOP_WORDS if stop_words is None else stop_words
         self._stem = None

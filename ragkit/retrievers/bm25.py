@@ -31,6 +31,7 @@ class BM25Retriever:
         embedder: optional; when given, each hit also gets its query-chunk cosine (for confidence).
         k1, b: BM25 term-frequency saturation and length normalisation.
         stemmer: a PyStemmer algorithm name (``"english"`` = Snowball, ``"porter"``) or ``None``.
+        language: one of the analyzer's languages (German, French, …): its stemmer and stop words.
     """
 
     name = "bm25"
@@ -42,13 +43,15 @@ class BM25Retriever:
         k1: float = 0.9,
         b: float = 0.4,
         stemmer: str | None = "english",
+        language: str | None = None,
     ) -> None:
         if k1 < 0 or not 0 <= b <= 1:
             raise ConfigError(f"bm25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.store = store
         self.embedder = embedder
         self.k1, self.b = k1, b
-        self.analyzer = Analyzer(stemmer)
+        # a language sets both the stemmer and the stop words (English: Lucene's set, as before)
+        self.analyzer = Analyzer(stemmer, language=language if language not in (None, "english") else None)
         self._bm25 = None
         self._generation = -1
 

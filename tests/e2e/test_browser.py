@@ -210,7 +210,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
     no_traceback(page)
 
     # config B: another chunker; Compare sees the same passages by content
-    sidebar.get_by_text("B", exact=True).click()
+    sidebar.get_by_test_id("stRadioGroup").first.get_by_text("B", exact=True).click()
     settle(page)
     sidebar.get_by_role("combobox", name="Chunker").click()
     page.get_by_role("option", name="sentence").click()
@@ -230,7 +230,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
     page.reload()
     expect(page.get_by_role("heading", name="Config B")).to_be_visible()
     expect(main.locator('[data-testid="stMetric"]').filter(has_text="Shared passages")).to_be_visible()
-    sidebar.get_by_text("B", exact=True).click()
+    sidebar.get_by_test_id("stRadioGroup").first.get_by_text("B", exact=True).click()
     settle(page)
     expect(sidebar.get_by_role("combobox", name="Chunker")).to_have_value("sentence")  # B kept its chunker
     other = context.new_page()
@@ -238,6 +238,26 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
     expect(other.locator('[data-testid="stChatMessage"]').filter(has_text="Sholes").first).to_be_visible()
     no_traceback(other)
     other.close()
+    no_traceback(page)
+
+    # a preset, picked in the sidebar into A: its Groq LLM is swapped for extractive here, and it says so
+    sidebar.get_by_role("combobox", name="Preset").click()
+    page.get_by_role("option", name="groq-chatbot").click()
+    settle(page)
+    sidebar.get_by_role("button", name="A", exact=True).click()
+    settle(page)
+    expect(sidebar.get_by_text("Loaded preset groq-chatbot into A.")).to_be_visible()
+    expect(sidebar.get_by_text("needs a Groq API key").first).to_be_visible()
+    sidebar.get_by_role("link", name="Ask").click()
+    expect(
+        main.get_by_text("Config A: sliding(size=500, overlap=100) · dense · extractive · top-5")
+    ).to_be_visible()
+    box = page.get_by_placeholder("Ask a question about the documents")
+    box.fill("What did the IBM MT/ST record onto?")
+    box.press("Enter")
+    expect(
+        page.locator('[data-testid="stChatMessage"]').filter(has_text="magnetic tape").first
+    ).to_be_visible()
     no_traceback(page)
 
     # label passages: one found by searching the whole collection, and run A vs B (different chunkers)

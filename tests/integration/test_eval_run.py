@@ -323,8 +323,8 @@ def test_config_limits_and_names(beir_dir):
     c = PipelineConfig(name="x")
     with pytest.raises(RagkitError, match="names must differ"):
         evaluate_configs(beir_dir, [c, c])
-    with pytest.raises(RagkitError, match="1 to 4 configs"):
-        evaluate_configs(beir_dir, [replace(c, name=str(i)) for i in range(5)])
+    with pytest.raises(RagkitError, match="1 to 5 configs"):
+        evaluate_configs(beir_dir, [replace(c, name=str(i)) for i in range(6)])
 
 
 def test_cli_eval_run_with_shipped_configs(beir_dir, tmp_path):
@@ -448,3 +448,43 @@ def test_groq_pipeline_tokens_and_ollama_judge_and_no_key_on_disk(collection, tm
     path = save_run(result, tmp_path / "eval")
     for text in (path.read_text(), markdown_report(result), per_question_csv(result), json.dumps(result)):
         assert key not in text
+
+
+def test_all_five_presets_run_end_to_end_through_eval_run(squad_file, tmp_path, monkeypatch):
+    """Each preset as published, with what needs a service or missing weights swapped by
+    --offline-fallbacks (and said on stderr); the web-rerank preset also with its cross-encoder stage
+    really running (a tiny cross-encoder built here), its XML prompt and its 4096-token budget."""
+    from pathlib import Path
+
+    from ragkit.presets import PRESETS_DIR, load_preset
+    from tests.conftest import build_tiny_cross_encoder
+
+    for var in ("GROQ_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(var, raising=False)
+    presets = sorted(PRESETS_DIR.glob("*.json"))
+    out = tmp_path / "run.json"
+    args = ["eval", "run", "--dataset", str(squad_file), "--index-root", str(tmp_path / "idx")]
+    args += [a for p in presets for a in ("--config", str(p))]
+    proc = run_ragkit(*args, "--offline-fallbacks", "--json", str(out), OLLAMA_HOST="http://127.0.0.1:9")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    data = json.loads(out.read_text())
+    assert [c["name"] for c in data["configs"]] == [p.stem for p in presets]
+    for c in data["configs"]:
+        assert c["config"]["llm"] == "extractive" and c["metrics"]["contains_gold"] >= 0
+        assert f"note: {c['name']}: the " in proc.stderr  # every swap is said
+    web = next(c for c in data["configs"] if c["name"] == "web-rerank")
+    assert web["config"]["rerank"] is False and "cross-encoder" in proc.stderr
+    # the web-rerank stages for real: a cross-encoder, XML sources, the token budget
+    words = {
+        w.strip(".,?'").lower()
+        for q in json.loads(Path(squad_file).read_text())["data"]
+        for p in q["paragraphs"]
+        for w in p["context"].split()
+    }
+    (tmp_path / "ce").mkdir()
+    ce = build_tiny_cross_encoder(tmp_path / "ce", words | {"what", "how", "why", "where", "which"})
+    cfg = replace(load_preset("web-rerank"), llm="extractive", rerank_model=str(ce), context_tokens=128)
+    result = evaluate_configs(squad_file, [cfg], index_root=str(tmp_path / "idx2"))
+    rows = list(result["configs"][0]["per_question"].values())
+    assert all(row["timings_ms"].get("rerank", 0) > 0 for row in rows)
+    assert all("budget" in row["timings_ms"] for row in rows)

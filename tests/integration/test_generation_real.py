@@ -128,3 +128,43 @@ def test_extractive_completes_sentences_cut_by_the_window(tmp_path, embedder, ev
     assert "Patented in 1868 by Christopher Latham Sholes" in ans.text
     assert "more efficiently than handwriting." in ans.text  # completed from the page text
     assert ans.citations and not ans.invalid_citations
+
+
+@pytest.fixture(scope="module")
+def tiny_t5(tmp_path_factory):
+    """A tiny encoder-decoder model built and saved here (no weights can be downloaded): random weights,
+    a word-level tokenizer trained on a few sentences. It exercises the seq2seq path, not quality."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast, T5Config, T5ForConditionalGeneration
+
+    path = tmp_path_factory.mktemp("tiny-t5")
+    tok = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    corpus = ["Answer the question using only the sources .", "Sholes patented the typewriter in 1868 ."] * 5
+    tok.train_from_iterator(corpus, trainers.WordLevelTrainer(special_tokens=["<pad>", "</s>", "<unk>"]))
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>"
+    )
+    fast.save_pretrained(path)
+    config = T5Config(
+        vocab_size=fast.vocab_size, d_model=32, d_kv=8, d_ff=64, num_layers=1, num_decoder_layers=1,
+        num_heads=2, pad_token_id=0, eos_token_id=1, decoder_start_token_id=0,
+    )  # fmt: skip
+    T5ForConditionalGeneration(config).save_pretrained(path)
+    return path
+
+
+def test_local_backend_runs_a_seq2seq_model(tiny_t5, docling_index, embedder):
+    llm = LocalLLM(model=str(tiny_t5), dtype="float32")
+    prompt = "Answer the question using only the sources . Sholes patented the typewriter"
+    req = GenerationRequest([Message("user", prompt)], prompt, "Who?", (), 0.0, 6, ())
+    gen = llm.generate(req)
+    assert llm.seq2seq is True  # chosen from the model's own config (is_encoder_decoder)
+    assert 0 < gen.completion_tokens <= 7 and gen.prompt_tokens == len(prompt.split())
+    assert prompt not in gen.text  # a seq2seq model writes only the answer, never the prompt back
+    assert "".join(llm.stream(req)).strip() == gen.text
+    cfg = PipelineConfig(
+        llm="local", llm_model=str(tiny_t5), retriever="dense", confidence_threshold=0.0, max_tokens=5
+    )
+    ans = RagPipeline(cfg, docling_index, embedder, llm=llm).ask("Who patented the typewriter?")
+    assert ans.llm == "local" and ans.completion_tokens is not None and ans.hits

@@ -13,7 +13,7 @@ from ragkit.ingest import ingest_bytes, open_or_create
 from ragkit.retrievers import build_retriever
 from ragkit.retrievers.rerank import CrossEncoderReranker, RerankRetriever
 from ragkit.store import IndexStore
-from tests.conftest import run_ragkit
+from tests.conftest import build_tiny_cross_encoder, run_ragkit
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
@@ -41,26 +41,8 @@ def store(tmp_path_factory, embedder):
 @pytest.fixture(scope="module")
 def tiny_cross_encoder(tmp_path_factory):
     """A 2-layer BERT cross-encoder with random weights and a tiny vocabulary, saved to a temp dir."""
-    import torch
-    from transformers import BertConfig, BertForSequenceClassification, BertTokenizerFast
-
-    path = tmp_path_factory.mktemp("tiny-ce")
-    words = sorted({w.strip(".,:;?'").lower() for t in CORPUS.values() for w in t.split()} | {"pump"})
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *words]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n")
-    torch.manual_seed(0)
-    config = BertConfig(
-        vocab_size=len(vocab),
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=2,
-        intermediate_size=64,
-        max_position_embeddings=128,
-        num_labels=1,
-    )
-    BertForSequenceClassification(config).save_pretrained(path)
-    BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
-    return path
+    words = {w.strip(".,:;?'").lower() for t in CORPUS.values() for w in t.split()} | {"pump"}
+    return build_tiny_cross_encoder(tmp_path_factory.mktemp("tiny-ce"), words)
 
 
 def first_source(hits):

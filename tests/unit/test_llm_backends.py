@@ -141,3 +141,50 @@ def test_build_llm_registry():
     with pytest.raises(Exception, match="extractive, groq, ollama, local"):
         build_llm("gpt")
     assert build_llm("groq", model="m", api_key=KEY).model == "m"
+
+
+# ------------------------------------------------------------------ OpenAI-compatible servers (openai SDK)
+
+
+def test_openai_compatible_server_generates_streams_and_needs_no_key_locally(monkeypatch):
+    from ragkit.llms.openai_compat import OpenAILLM
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with FakeGroq(answer="Use pathlib [2].", valid_key=None) as srv:  # a local server takes any key
+        llm = OpenAILLM(model="qwen2.5-7b", base_url=f"{srv.url}/v1")
+        gen = llm.generate(request())
+        assert gen.text == "Use pathlib [2]." and (gen.prompt_tokens, gen.completion_tokens) == (42, 7)
+        assert srv.requests[-1]["path"] == "/v1/chat/completions"
+        assert srv.requests[-1]["body"]["model"] == "qwen2.5-7b"
+        pieces = list(llm.stream(request()))
+        assert len(pieces) > 1 and "".join(pieces) == "Use pathlib [2]."
+    with pytest.raises(LLMAuthError, match="no API key for OpenAI: set OPENAI_API_KEY"):
+        OpenAILLM().generate(request())  # no base URL and no key: OpenAI itself needs one
+
+
+def test_openai_wire_errors_401_429_with_retry_after_and_timeout(caplog):
+    from ragkit.llms.openai_compat import OpenAILLM
+
+    caplog.set_level(logging.DEBUG)
+    with FakeGroq(valid_key=KEY) as srv:
+        bad = OpenAILLM(api_key=BAD_KEY, base_url=f"{srv.url}/v1")
+        with pytest.raises(LLMAuthError, match=r"rejected the API key \(401\): check OPENAI_API_KEY") as err:
+            bad.generate(request())
+        assert BAD_KEY not in str(err.value) and BAD_KEY not in caplog.text
+    slept: list[float] = []
+    with FakeGroq(valid_key=KEY, rate_limited=2) as srv:
+        srv.retry_after = "1.5"
+        llm = OpenAILLM(api_key=KEY, base_url=f"{srv.url}/v1", sleep=slept.append)
+        assert llm.generate(request()).text and slept == [1.5, 1.5]  # Retry-After honoured
+    with FakeGroq(valid_key=KEY, rate_limited=9) as srv:
+        llm = OpenAILLM(api_key=KEY, base_url=f"{srv.url}/v1", max_retries=1, sleep=slept.append)
+        with pytest.raises(LLMRateLimitError, match=r"\(429\).*after 1 retries"):
+            llm.generate(request())
+    with FakeGroq(valid_key=KEY, delay_s=2.0) as srv:
+        with pytest.raises(LLMConnectionError, match="did not answer within"):
+            OpenAILLM(api_key=KEY, base_url=f"{srv.url}/v1", timeout=0.3).generate(request())
+        with pytest.raises(ModelNotAvailableError, match="no model 'missing'"):
+            OpenAILLM(model="missing", api_key=KEY, base_url=f"{srv.url}/v1").generate(request())
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(LLMConnectionError, match="cannot reach the OpenAI-compatible server"):
+        OpenAILLM(api_key=KEY, base_url=url).generate(request())
