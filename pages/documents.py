@@ -10,7 +10,7 @@ from ui import resources, state, widgets
 st.title("Documents")
 collection = widgets.active_collection()
 if collection is None:
-    st.info("Create a collection in the sidebar, then upload PDF, TXT or Markdown files here.")
+    st.info("Create a collection in the sidebar, then upload files or add URLs here.")
     st.stop()
 
 which = st.radio(
@@ -22,17 +22,31 @@ which = st.radio(
 )
 cfg = state.config(which)
 
-with st.form("upload", clear_on_submit=True):
+left, right = st.columns([3, 2])
+with left, st.form("upload", clear_on_submit=True):
     files = st.file_uploader(
-        "Upload PDF / TXT / MD files", type=["pdf", "txt", "md", "markdown"], accept_multiple_files=True
+        "Upload files: PDF, TXT, MD, HTML, DOCX, or question-answer CSV/JSONL",
+        type=["pdf", "txt", "md", "markdown", "html", "htm", "docx", "csv", "jsonl"],
+        accept_multiple_files=True,
     )
     submitted = st.form_submit_button("Upload and index")
+with right, st.form("add_urls", clear_on_submit=True):
+    url_text = st.text_area("Add URLs (one per line)", height=110, placeholder="https://example.org/page")
+    add_urls = st.form_submit_button("Fetch and index")
 if submitted and files:
     try:
         with widgets.progress_panel(f"Reading {len(files)} file(s)") as progress:
             report = collection.add_files(
                 [(f.name, f.getvalue()) for f in files], progress=progress, on_wait=st.info
             )
+        st.session_state[state.INGEST_REPORT] = report
+    except RagkitError as e:
+        st.error(str(e))
+if add_urls and url_text.strip():
+    urls = [u.strip() for u in url_text.splitlines() if u.strip()]
+    try:
+        with widgets.progress_panel(f"Fetching {len(urls)} URL(s)") as progress:
+            report = collection.add_urls(urls, progress=progress, on_wait=st.info)
         st.session_state[state.INGEST_REPORT] = report
     except RagkitError as e:
         st.error(str(e))

@@ -74,6 +74,16 @@ def _parse_weights(text: str | None) -> dict[str, float] | None:
     return out
 
 
+def _parse_where(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise RagkitError(f"--where {item!r}: use KEY=VALUE, e.g. kind=code")
+        out[key.strip()] = value.strip()
+    return out
+
+
 def _retriever_from_args(args: argparse.Namespace, store: Any, embedder: Any) -> Any:
     from ragkit.config import PipelineConfig
     from ragkit.retrievers import retriever_from_config
@@ -118,7 +128,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("ingest", help="add PDF/TXT/MD files to an index (incremental)")
+    p = sub.add_parser(
+        "ingest",
+        help="add PDF/TXT/MD/HTML/DOCX files, Q&A CSV/JSONL and http(s) URLs to an index (incremental)",
+    )
     p.add_argument("--index", required=True, help="index directory (created if missing)")
     p.add_argument(
         "--chunker",
@@ -150,7 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     _add_model_args(p)
-    p.add_argument("files", nargs="+", help="files and folders to ingest (folders: every PDF/TXT/MD inside)")
+    p.add_argument(
+        "files", nargs="+", help="files, folders (every supported file inside) and http(s):// URLs to ingest"
+    )
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser("info", help="summarise an index")
@@ -163,6 +178,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--top-k", type=int, default=5)
     p.add_argument("--json", action="store_true")
     p.add_argument("--threshold", type=float, default=None, help="abstention threshold for confidence")
+    p.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="keep chunks whose metadata matches (kind=code, tags=python, url=...); repeatable",
+    )
     _add_retriever_args(p)
     _add_model_args(p)
     p.add_argument("query")
@@ -395,7 +417,19 @@ def cmd_search(args: argparse.Namespace) -> int:
     warm_up(retriever)  # BM25 statistics, FAISS, cross-encoder: built once, not inside the query's time
     load_ms += (time.perf_counter() - t) * 1000
     timings: dict[str, float] = {}
-    hits = retriever.search(args.query, args.top_k, timings)
+    where = _parse_where(args.where)
+    if where:
+        from ragkit.qa import matches
+
+        # filter a deeper list, so top-k matching chunks come back (not top-k of which few match)
+        hits = [
+            h
+            for h in retriever.search(args.query, max(args.top_k * 20, 200), timings)
+            if matches(h.chunk, where)
+        ]
+        hits = hits[: args.top_k]
+    else:
+        hits = retriever.search(args.query, args.top_k, timings)
     conf_cfg = ConfidenceConfig() if args.threshold is None else ConfidenceConfig(threshold=args.threshold)
     conf = retrieval_confidence(hits, conf_cfg)
     if args.json:
@@ -420,7 +454,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     for h in hits:
         scores = "  ".join(f"{k}={v:.4g}" for k, v in h.scores.items())
         cos = f"  cosine={h.cosine:.3f}" if h.cosine is not None else ""
+        meta = "  ".join(
+            f"{k}={v}" for k, v in h.chunk.metadata.items() if k in ("kind", "tags", "score", "url")
+        )
         print(f"#{h.rank}  {h.chunk.source} p.{h.chunk.page}  [{h.movement()}]  {scores}{cos}")
+        if meta:
+            print(f"    {meta}")
         snippet = " ".join(h.chunk.text.split())
         print(f"    {snippet[:200]}{'…' if len(snippet) > 200 else ''}")
     print("timings: " + ", ".join(f"{k} {v:.1f} ms" for k, v in timings.items()))

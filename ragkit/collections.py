@@ -134,6 +134,37 @@ class Collection:
                 parsed.append((rep, item))
             if progress:
                 progress("parse", i + 1, len(files))
+        self._store_parsed(parsed, report, on_wait)
+        return report
+
+    def add_urls(
+        self,
+        urls: Iterable[str],
+        progress: IngestProgress | None = None,
+        on_wait: WaitCallback | None = None,
+    ) -> IngestReport:
+        """Fetch web pages (or PDFs, text) into the collection, each named by its URL; a URL already in
+        the collection is replaced when its content changed. Failures are reported per URL."""
+        from ragkit.ingest import parse_urls
+
+        if not self.exists:
+            raise IndexStoreError(f"collection {self.name!r} does not exist")
+        report = IngestReport()
+        parsed: list[tuple[FileReport, Document | None]] = []
+        for p in parse_urls([u.strip() for u in urls if u.strip()], progress=progress):
+            if isinstance(p.item, DocumentError):
+                parsed.append((FileReport.failed(p.name, p.item), None))
+            else:
+                parsed.append((FileReport.for_document(p.name, p.item), p.item))
+        self._store_parsed(parsed, report, on_wait)
+        return report
+
+    def _store_parsed(
+        self,
+        parsed: list[tuple[FileReport, Document | None]],
+        report: IngestReport,
+        on_wait: WaitCallback | None,
+    ) -> None:
         with self.lock(on_wait):
             self._docs = None  # re-read: another session may have added files meanwhile
             docs = self._doc_map()
@@ -156,7 +187,6 @@ class Collection:
                     changed = True
             if changed:
                 self._save_documents()
-        return report
 
     def add_documents(self, documents: Iterable[Document]) -> int:
         """Add already parsed documents (from a CLI index, say); returns how many were new or changed."""

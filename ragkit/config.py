@@ -40,6 +40,11 @@ LATER_FIELDS = (
     "context_tokens",
     "bm25_language",
     "openai_base_url",
+    "web_search",
+    "searxng_url",
+    "web_results",
+    "web_budget_s",
+    "web_query_enhancement",
 )
 
 #: field -> (kind, low, high); kind is int | float | bool | str | str? (str or None)
@@ -74,6 +79,11 @@ _FIELDS: dict[str, tuple[str, float | None, float | None]] = {
     "query_expansion": ("int", 0, 5),
     "bm25_language": ("str", None, None),
     "openai_base_url": ("str?", None, None),
+    "web_search": ("bool", None, None),
+    "searxng_url": ("str?", None, None),
+    "web_results": ("int", 1, 20),
+    "web_budget_s": ("float", 1.0, 300.0),
+    "web_query_enhancement": ("bool", None, None),
 }
 _MAX_STR = 2000
 
@@ -171,6 +181,12 @@ class PipelineConfig:
     context_tokens: int | None = None  # token budget for the sources given to the LLM
     bm25_language: str = "english"  # stemmer and stop words of the BM25 analyzer
     openai_base_url: str | None = None  # OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenAI)
+    # the web as the source: SearXNG -> fetch -> chunk -> a per-question index (ragkit.websearch)
+    web_search: bool = False
+    searxng_url: str | None = None  # the instance (else SEARXNG_URL); none by default
+    web_results: int = 5
+    web_budget_s: float = 10.0  # total time for fetching the result pages
+    web_query_enhancement: bool = False  # the LLM writes 3 search queries first
 
     def __post_init__(self) -> None:
         owner = f"config {self.name!r:.60}" if isinstance(self.name, str) else "config"

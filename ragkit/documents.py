@@ -28,7 +28,15 @@ DEFAULT_MAX_MB = 50.0
 #: ``progress(done_pages, total_pages)`` while a PDF is parsed
 PageProgress = Callable[[int, int], None]
 TEXT_SUFFIXES = {".txt": "txt", ".text": "txt", ".md": "md", ".markdown": "md"}
-SUPPORTED_SUFFIXES = {".pdf": "pdf", **TEXT_SUFFIXES}
+SUPPORTED_SUFFIXES = {
+    ".pdf": "pdf",
+    **TEXT_SUFFIXES,
+    ".html": "html",
+    ".htm": "html",
+    ".docx": "docx",
+    ".csv": "qa",  # question-answer collections (question, answer[, tags, score, url])
+    ".jsonl": "qa",
+}
 
 
 @dataclass(frozen=True)
@@ -152,6 +160,24 @@ def parse_bytes(
     if not data:
         raise DocumentError(name, "the file is empty (0 bytes)")
     sha = sha256_bytes(data)
+    if kind == "html":
+        from ragkit.sources import html_to_document
+
+        _check_not_binary_markup(name, data)
+        return html_to_document(name, data)
+    if kind == "docx":
+        from ragkit.sources import docx_to_document
+
+        return docx_to_document(name, data)
+    if kind == "qa":
+        from ragkit.qa import looks_like_qa, qa_document
+
+        if not looks_like_qa(name, data):
+            raise DocumentError(
+                name,
+                "a .csv/.jsonl file is ingested as question-answer pairs: it needs 'question' and 'answer'",
+            )
+        return qa_document(name, data)
     if kind == "pdf":
         pages, warnings = _parse_pdf(name, data, progress)
         encoding = None
@@ -212,6 +238,11 @@ def _check_suffix(name: str) -> str:
             f"unsupported file type {shown}; ragkit reads {', '.join(sorted(SUPPORTED_SUFFIXES))}",
         )
     return SUPPORTED_SUFFIXES[suffix]
+
+
+def _check_not_binary_markup(name: str, data: bytes) -> None:
+    if b"\x00" in data[:65536]:
+        raise DocumentError(name, "the file holds binary data, not HTML (wrong extension?)")
 
 
 def _check_size(name: str, size: int, max_mb: float) -> None:

@@ -269,6 +269,26 @@ def parse_inputs(
     return parsed
 
 
+def parse_urls(
+    urls: Sequence[str],
+    timeout: float | None = None,
+    max_mb: float | None = None,
+    progress: IngestProgress | None = None,
+) -> list[Parsed]:
+    """Fetch and parse each URL (a document named by its URL); every failure is that URL's error."""
+    from ragkit.sources import DEFAULT_FETCH_MB, DEFAULT_TIMEOUT_S, load_url
+
+    out = []
+    for i, url in enumerate(urls):
+        item = guarded_parse(
+            url, lambda u=url: load_url(u, timeout or DEFAULT_TIMEOUT_S, max_mb or DEFAULT_FETCH_MB)
+        )
+        out.append(Parsed(url, item))
+        if progress:
+            progress("fetch", i + 1, len(urls))
+    return out
+
+
 def guarded_parse(name: str, parse: Callable[[], Document]) -> Document | DocumentError:
     """``parse()``, with any failure turned into a ``DocumentError`` for this file alone."""
     try:
@@ -296,9 +316,13 @@ def ingest_paths(
     lock_timeout: float | None = None,
     on_wait: WaitCallback | None = None,
 ) -> IngestReport:
-    """Parse and index files and folders from disk; see :func:`ingest_documents`."""
-    inputs, missing = expand_inputs(paths)
-    parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress)
+    """Parse and index files, folders and ``http(s)://`` URLs; see :func:`ingest_documents`."""
+    from ragkit.sources import is_url
+
+    paths = list(paths)
+    urls = [str(p) for p in paths if is_url(str(p))]
+    inputs, missing = expand_inputs([p for p in paths if not is_url(str(p))])
+    parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress) + parse_urls(urls, progress=progress)
     report = ingest_documents(
         store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
     )

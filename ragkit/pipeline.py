@@ -364,7 +364,8 @@ class RagPipeline:
                 timings["expand"] = (time.perf_counter() - t) * 1000
                 queries += alternatives
                 trace["expansion"] = {"queries": alternatives, "parsed": parsed}
-        hits = self._search(queries, timings)
+        hits = self._search(queries, timings, trace)
+        hits = self._answers_for_questions(hits, trace)
         if cfg.relevance_grader:
             grader = stages.make_grader(self.llm, cfg.grader_threshold)
             t = time.perf_counter()
@@ -378,7 +379,7 @@ class RagPipeline:
                 t = time.perf_counter()
                 new_query, how = stages.rewrite_query(self.llm, query, hits)
                 timings["rewrite"] = timings.get("rewrite", 0.0) + (time.perf_counter() - t) * 1000
-                hits = self._search([new_query], timings)
+                hits = self._answers_for_questions(self._search([new_query], timings, trace), trace)
                 t = time.perf_counter()
                 grades = grader.grade(new_query, hits)
                 timings["grade"] += (time.perf_counter() - t) * 1000
@@ -405,16 +406,74 @@ class RagPipeline:
             hits = kept
         return hits
 
-    def _search(self, queries: Sequence[str], timings: dict[str, float]) -> list[Hit]:
+    def _answers_for_questions(self, hits: list[Hit], trace: dict[str, Any]) -> list[Hit]:
+        """A retrieved question of a Q&A collection stands for its answer (what the LLM reads and cites)."""
+        if not any(h.chunk.metadata.get("kind") == "question" for h in hits):
+            return hits
+        from ragkit.qa import resolve_question_hits
+
+        hits, swaps = resolve_question_hits(hits, self.store)
+        trace.setdefault("question_to_answer", []).extend(swaps)
+        return hits
+
+    def _search(
+        self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        retriever = (
+            self._web_retriever(queries, timings, trace if trace is not None else {})
+            if self.config.web_search
+            else self.retriever
+        )
         if len(queries) == 1:
-            return self.retriever.search(queries[0], self.config.top_k, timings)
+            return retriever.search(queries[0], self.config.top_k, timings)
         from ragkit.stages import fuse_hit_lists
 
-        lists = [self.retriever.search(q, self.config.top_k, timings) for q in queries]
+        lists = [retriever.search(q, self.config.top_k, timings) for q in queries]
         t = time.perf_counter()
         fused = fuse_hit_lists(lists, self.config.top_k, self.config.rrf_k)
         timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
         return fused
+
+    def _web_retriever(self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any]) -> Any:
+        """The config's retriever over a per-question index of the web pages the queries find."""
+        from ragkit import websearch
+        from ragkit.chunkers import make_chunker
+        from ragkit.sources import PageCache
+        from ragkit.stages import expand_queries
+
+        cfg = self.config
+        cache = PageCache()
+        search_queries = list(queries)
+        if cfg.web_query_enhancement and self.llm.name != "extractive":
+            t = time.perf_counter()
+            more, parsed = expand_queries(self.llm, queries[0], 3)
+            timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
+            search_queries += more
+            trace["web_queries"] = {"queries": more, "parsed": parsed}
+        client = websearch.SearxngClient(websearch.searxng_url(cfg.searxng_url), cache=cache)
+        t = time.perf_counter()
+        results: list[Any] = []
+        seen: set[str] = set()
+        for q in search_queries:
+            for r in client.search(q, cfg.web_results):
+                if r.url not in seen and len(results) < cfg.web_results * len(search_queries):
+                    seen.add(r.url)
+                    results.append(r)
+        timings["web_search"] = timings.get("web_search", 0.0) + (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        docs, errors = websearch.fetch_pages(results, cfg.web_budget_s, cache)
+        timings["fetch"] = timings.get("fetch", 0.0) + (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        chunker = make_chunker(cfg.chunker, **cfg.chunker_params)
+        store = websearch.web_store(docs, chunker, self.embedder)
+        timings["index_web"] = timings.get("index_web", 0.0) + (time.perf_counter() - t) * 1000
+        trace.setdefault("web", []).append(
+            {"results": [r.to_dict() for r in results], "fetched": [d.source for d in docs], "errors": errors}
+        )
+        if self.llm.name == "extractive":
+            self.llm.store = store  # complete sentences from the fetched pages, not the collection
+        reranker = getattr(self.retriever, "reranker", None)
+        return retriever_from_config(cfg, store, self.embedder, reranker)
 
     def _stop(self) -> tuple[str, ...]:
         # base models continue the transcript; chat models end their turn by themselves

@@ -35,6 +35,10 @@ def hit_rows(hits: Sequence[Hit], comparison: HitComparison | None = None, side:
             row[f"{s} rank"] = h.ranks.get(s)
         row["cosine"] = round(h.cosine, 4) if h.cosine is not None else None
         row["movement"] = h.movement()
+        for k in ("kind", "url", "tags", "score"):
+            if k in h.chunk.metadata:
+                v = h.chunk.metadata[k]
+                row[k] = ", ".join(map(str, v)) if isinstance(v, list) else v
         if comparison is not None:
             shift = comparison.shift(h.chunk_id)
             row["shared"] = shift is not None
@@ -124,6 +128,11 @@ def chunk_rows(store: IndexStore, source: str | None = None) -> list[dict]:
             "pages": ", ".join(map(str, c.pages)),
             "heading": c.heading,
             "chars": len(c.text),
+            **{
+                k: (", ".join(map(str, c.metadata[k])) if isinstance(c.metadata[k], list) else c.metadata[k])
+                for k in ("kind", "tags", "score", "url")
+                if k in c.metadata
+            },
             "text": c.text,
         }
         for c in store.chunks
@@ -211,11 +220,18 @@ def answer_html(
     return re.sub(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]", link, safe), mapping
 
 
-def citation_block_html(key: str, n: int, label: str, passage_html: str) -> str:
+def citation_block_html(key: str, n: int, label: str, passage_html: str, url: str | None = None) -> str:
     """One cited source: its label is a link that opens the passage below it (CSS ``:target``, no
-    script), which is also where the answer's ``[n]`` points."""
+    script), which is also where the answer's ``[n]`` points; a web source also links to its page
+    (``http(s)`` only, opened in a new tab)."""
     anchor = cite_anchor(key, n)
+    link = ""
+    if url and _SAFE_SCHEME.match(url):
+        link = (
+            f' · <a class="rk-url" href="{html.escape(url, quote=True)}" target="_blank" '
+            f'rel="noopener noreferrer nofollow">{html.escape(url)}</a>'
+        )
     return (
-        f'<div class="rk-cite" id="{anchor}"><a href="#{anchor}">{html.escape(label)}</a>'
+        f'<div class="rk-cite" id="{anchor}"><a href="#{anchor}">{html.escape(label)}</a>{link}'
         f'<div class="rk-body">{passage_html}</div></div>'
     )

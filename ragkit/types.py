@@ -23,9 +23,12 @@ class Document:
     source: str
     sha256: str
     pages: tuple[Page, ...]
-    kind: str  # "pdf", "txt" or "md"
+    kind: str  # "pdf", "txt", "md", "html", "docx" or "qa"
     warnings: tuple[str, ...] = ()
     encoding: str | None = None
+    #: where it came from and what it is: ``url``, ``title`` (web pages), ``pairs`` (Q&A: per page, the
+    #: pair's ``tags``, ``score``, ``url``); copied onto every chunk's metadata
+    meta: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     PAGE_SEPARATOR = "\n\n"
 
@@ -59,6 +62,8 @@ class Document:
         d = asdict(self)
         d["pages"] = [asdict(p) for p in self.pages]
         d["warnings"] = list(self.warnings)
+        if not self.meta:
+            d.pop("meta")  # documents written before metadata existed read the same
         return d
 
     @classmethod
@@ -71,6 +76,7 @@ class Document:
             kind=d["kind"],
             warnings=tuple(d.get("warnings", ())),
             encoding=d.get("encoding"),
+            meta=dict(d.get("meta") or {}),
         )
 
 

@@ -315,6 +315,24 @@ def _stages_panel(which: str, cfg: PipelineConfig, on: Callable[..., dict[str, A
             step=512,
             **on("context_tokens", _show(k + "budget", cfg.context_tokens or 0), lambda v: int(v) or None),
         )
+        st.toggle(
+            "Answer from the web (SearXNG)",
+            help="Search a SearXNG instance, fetch the top pages, and retrieve from them (cached by URL).",
+            **on("web_search", _show(k + "web", cfg.web_search)),
+        )
+        if cfg.web_search:
+            st.text_input(
+                "SearXNG instance URL",
+                placeholder="http://127.0.0.1:8888 (or SEARXNG_URL)",
+                **on("searxng_url", _show(k + "searx", cfg.searxng_url or ""), _optional),
+            )
+            st.number_input(
+                "Result pages", 1, 20, **on("web_results", _show(k + "wres", cfg.web_results), int)
+            )
+            st.toggle(
+                "LLM writes the search queries",
+                **on("web_query_enhancement", _show(k + "wenh", cfg.web_query_enhancement)),
+            )
         if cfg.retriever in ("bm25", "hybrid"):
             from ragkit.retrievers.analyzer import LANGUAGES
 
@@ -509,10 +527,20 @@ def render_citations(answer: Any, documents: Any, key: str, mapping: dict[int, i
         _, mapping = answer_html(answer.text, len(answer.hits), key, style, [c.n for c in answer.citations])
     blocks = []
     for old, new in sorted(mapping.items(), key=lambda kv: kv[1]):
+        if not 0 < old <= len(answer.hits):
+            continue
         hit = answer.hits[old - 1]
         heading = f" · {hit.chunk.heading}" if hit.chunk.heading else ""
-        label = f"[{new}] {hit.chunk.source} · page {hit.chunk.page}{heading}"
-        blocks.append(citation_block_html(key, new, label, highlighted_page_html(documents, hit.chunk)))
+        url = str(hit.chunk.metadata.get("url") or "")
+        where = (
+            hit.chunk.metadata.get("title") or hit.chunk.source
+            if url
+            else f"{hit.chunk.source} · page {hit.chunk.page}"
+        )
+        label = f"[{new}] {where}{heading}"
+        blocks.append(
+            citation_block_html(key, new, label, highlighted_page_html(documents, hit.chunk), url=url or None)
+        )
     if blocks:
         st.markdown("".join(blocks), unsafe_allow_html=True)
 

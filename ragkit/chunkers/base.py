@@ -90,6 +90,10 @@ class BaseChunker:
         return MAX_CHUNK_CHARS
 
     def split(self, document: Document) -> list[Chunk]:
+        if document.kind == "qa":  # question-answer pairs have their own units (see ragkit.qa)
+            from ragkit.qa import qa_chunks
+
+            return qa_chunks(document, self.key())
         return build_chunks(document, self.segments(document.text), self.key(), self.max_chars())
 
     def __repr__(self) -> str:
@@ -108,6 +112,7 @@ def build_chunks(
     starts = document.page_starts()
     tables = table_regions(text)
     doc_id, source, prefix = document.doc_id, document.source, f"{document.doc_id}-{key}-"
+    meta = chunk_meta(document)
     one_page, page_one = len(starts) == 1, document.pages[0].number if document.pages else 1
     chunks: list[Chunk] = []
     for seg in segments:
@@ -127,9 +132,27 @@ def build_chunks(
                 body = text[h_start:h_end] + "\n" + body
             index = len(chunks)
             chunks.append(
-                Chunk(f"{prefix}{index:05d}", doc_id, source, index, body, tuple(spans), seg.heading_path)
+                Chunk(
+                    f"{prefix}{index:05d}",
+                    doc_id,
+                    source,
+                    index,
+                    body,
+                    tuple(spans),
+                    seg.heading_path,
+                    dict(meta) if meta else {},
+                )
             )
     return chunks
+
+
+def chunk_meta(document: Document) -> dict[str, Any]:
+    """What every chunk of a document carries: its ``url`` and ``title`` when it has them, and ``kind``
+    (``text``; Q&A collections set ``question``/``answer``/``code`` themselves)."""
+    meta: dict[str, Any] = {k: document.meta[k] for k in ("url", "title") if document.meta.get(k)}
+    if meta:
+        meta["kind"] = "text"
+    return meta
 
 
 _TABLE_ROW = re.compile(r"[ \t]*\|")

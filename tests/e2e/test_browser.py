@@ -138,15 +138,18 @@ def test_a_research_session(server, browser, tmp_path, evaldata):
     page = context.new_page()
     page.set_default_timeout(180_000)
     pixels = PixelServer()
+    from tests.web_servers import PageServer
+
     try:
-        _session(page, context, server, tmp_path, evaldata, expect, pixels)
+        with PageServer() as web:
+            _session(page, context, server, tmp_path, evaldata, expect, pixels, web)
     except Exception:
         shot(page, tmp_path, "failure.png")
         raise
     assert pixels.requests == [], f"the browser fetched a document's remote image: {pixels.requests}"
 
 
-def _session(page, context, server, tmp_path, evaldata, expect, pixels):
+def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     page.goto(server)
     sidebar = page.locator('[data-testid="stSidebar"]')
     main = page.locator('[data-testid="stMain"]')
@@ -189,6 +192,13 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
     expect(listed).not_to_contain_text(" 0 chunks")
     no_traceback(page)
 
+    # a web page by URL, beside the uploads
+    news = f"{web.url}/news"
+    main.get_by_label("Add URLs (one per line)").fill(news)
+    main.get_by_role("button", name="Fetch and index").click()
+    expect(main.locator('[data-testid="stMarkdown"]').filter(has_text="/news").first).to_be_visible()
+    no_traceback(page)
+
     # ask: the answer's [n] is a link that opens the cited passage, highlighted
     sidebar.get_by_role("link", name="Ask").click()
     box = page.get_by_placeholder("Ask a question about the documents")
@@ -198,6 +208,13 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
         box.press("Enter")
         expect(page.locator('[data-testid="stChatMessage"]').filter(has_text="Retrieved chunks").nth(
             0 if q == QUESTION else 1)).to_be_visible()  # fmt: skip
+    box.fill("When did the Orion telescope see first light?")
+    box.press("Enter")
+    orion = page.locator('[data-testid="stChatMessage"]').filter(has_text="3 March 2024").first
+    expect(orion).to_be_visible()
+    link = orion.locator("a.rk-url").first  # the cited page, linked by its URL
+    expect(link).to_have_attribute("href", news)
+    expect(link).to_have_attribute("target", "_blank")
     answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="1868").first
     expect(answer).to_contain_text("Sholes")
     ref = answer.locator("a.rk-ref").first
@@ -306,7 +323,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
     no_traceback(page)
     _assert_run_scores_differ(page)
 
-    # a file-level question set over 3 files: the page says it cannot separate the configs
+    # a file-level question set over 4 files: the page says it cannot separate the configs
     qfile = tmp_path / "questions.csv"
     qfile.write_text(
         "question,gold_answer,relevant_sources\n"
@@ -320,7 +337,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels):
     expect(main.get_by_text("questions.csv").first).to_be_visible()
     main.get_by_role("button", name="Run evaluation").click()
     expect(
-        main.get_by_text("File-level labels over 3 files cannot separate these configs").first
+        main.get_by_text("File-level labels over 4 files cannot separate these configs").first
     ).to_be_visible()
     expect(main.get_by_text("too small to tell").first).to_be_visible()
     expect(main.get_by_text("Reliability of the retrieval confidence").first).to_be_visible()
