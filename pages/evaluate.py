@@ -8,7 +8,9 @@ import streamlit as st
 from ragkit.collections import default_root
 from ragkit.compare import compare_question
 from ragkit.errors import RagkitError
-from ragkit.evaluation import report
+from ragkit.evaluation import answer_metrics, report
+from ragkit.evaluation.answer_metrics import ALL_METRICS, JUDGE_BACKENDS
+from ragkit.evaluation.citations_check import llm_support
 from ragkit.evaluation.labels import LabelSet, candidates_for, question_id, search_collection
 from ragkit.evaluation.runner import evaluate_configs, load_question_set
 from ragkit.evaluation.runs import list_runs, load_run, pipelines_for, rerun, save_run
@@ -42,17 +44,16 @@ def progress_callback(bar):
 
 
 def build_judge(backend: str, model: str):
-    from ragkit.evaluation.judge import LLMJudge
-    from ragkit.llms import build_llm
-
     cfg = state.config("A")
-    return LLMJudge(
-        build_llm(
-            backend,
-            model=model or None,
-            api_key=state.groq_key() or state.get(state.OPENAI_KEY),
-            host=cfg.ollama_host,
-        )
+    key = (
+        state.groq_key()
+        if backend == "groq"
+        else state.get(state.OPENAI_KEY)
+        if backend == "openai"
+        else None
+    )
+    return answer_metrics.build_judge(
+        backend, model or None, api_key=key, host=cfg.ollama_host, base_url=cfg.openai_base_url
     )
 
 
@@ -82,6 +83,36 @@ def show_charts(result: dict, names: list[str], metric: str, prefix: str = "eval
         c3.plotly_chart(reliability_diagram(result["configs"]), key=f"{prefix}_reliability", width="stretch")
         c4.plotly_chart(risk_coverage_chart(result["configs"]), key=f"{prefix}_risk", width="stretch")
         st.caption(f"Calibration: {calibrated[0]['calibration']['correct_means']}.")
+        show_calibration(result, prefix)
+
+
+def show_calibration(result: dict, prefix: str) -> None:
+    """Cross-validated ECE of each config's gauge, raw and isotonic-calibrated; fit a map on this run and
+    put the calibrated config into the sidebar."""
+    st.markdown("**Calibrate the confidence gauge**")
+    st.dataframe(
+        report.calibration_rows(result), hide_index=True, width="stretch", key=f"{prefix}_calibration"
+    )
+    with st.form(f"{prefix}_calibrate"):
+        c1, c2, c3 = st.columns(3)
+        name = c1.selectbox("Config", [c["name"] for c in result["configs"]], key=f"{prefix}_cal_config")
+        method = c2.radio("Method", ["isotonic", "platt"], horizontal=True, key=f"{prefix}_cal_method")
+        side = c3.radio("Put it into sidebar config", ["A", "B"], horizontal=True, key=f"{prefix}_cal_side")
+        go = st.form_submit_button("Fit on this run and apply")
+    if go:
+        from dataclasses import replace
+
+        from ragkit.evaluation.calibration import calibrate_from_run
+
+        try:
+            config, cmap = calibrate_from_run(result, name, method)
+        except ValueError as e:
+            st.error(f"Cannot calibrate {name}: {e}")
+            return
+        state.set_config(side, replace(config, name=side))
+        widgets.flash(f"Config {side} now uses a gauge {cmap.describe()}.", "calibration")
+        st.rerun()
+    widgets.show_flash("calibration")
 
 
 def show_result(result: dict, prefix: str = "eval") -> None:
@@ -203,10 +234,25 @@ with run_tab:
     limit = st.number_input(
         "Only the first N questions (0 = all)", min_value=0, step=10, key=widgets.seed("eval_limit", 0)
     )
-    with st.expander("LLM judge (optional: faithfulness and answer relevance)"):
+    with st.expander("LLM judge (optional: RAGAS-style metrics, SimpleQA grades, citation check)"):
         use_judge = st.toggle("Grade answers with an LLM judge", key="eval_judge")
-        jb = st.selectbox("Judge backend", ["groq", "ollama"], key="eval_judge_backend")
-        jm = st.text_input("Judge model (blank: the backend's default)", key="eval_judge_model")
+        j1, j2 = st.columns(2)
+        jb = j1.selectbox("Judge backend", list(JUDGE_BACKENDS), key="eval_judge_backend")
+        jm = j2.text_input("Judge model (blank: the backend's default)", key="eval_judge_model")
+        jmetrics = st.multiselect(
+            "Judge metrics",
+            list(ALL_METRICS),
+            key=widgets.seed("eval_judge_metrics", ["faithfulness", "answer_relevancy", "context_recall"]),
+            help="Metrics needing a gold answer (context precision/recall, answer correctness, simpleqa) are "
+            "skipped on questions without one. Each costs judge calls: context precision one per chunk.",
+        )
+        use_j2 = st.toggle("Second judge (reports the two judges' agreement)", key="eval_judge2")
+        k1, k2 = st.columns(2)
+        jb2 = k1.selectbox("Second judge backend", list(JUDGE_BACKENDS), key="eval_judge2_backend")
+        jm2 = k2.text_input("Second judge model", key="eval_judge2_model")
+        llm_cite = st.toggle(
+            "Check citations with the judge (instead of the offline check)", key="eval_llm_cite"
+        )
     if st.button("Run evaluation", type="primary"):
         try:
             if len(chosen) < 2:
@@ -227,6 +273,8 @@ with run_tab:
                 qset = load_question_set(path.strip(), collection=collection, holdout=holdout)
             configs = [choices[n] for n in chosen]
             judge = build_judge(jb, jm) if use_judge else None
+            judge2 = build_judge(jb2, jm2) if use_judge and use_j2 else None
+            cite_decide = llm_support(judge.llm) if judge is not None and llm_cite else None
             bar = st.progress(0.0, text="Starting…")
             result = evaluate_configs(
                 qset,
@@ -237,6 +285,9 @@ with run_tab:
                 api_key=state.groq_key() or state.get(state.OPENAI_KEY),
                 judge=judge,
                 embedders=embedders_for(configs),
+                judge2=judge2,
+                judge_metrics=tuple(jmetrics) if judge is not None else (),
+                cite_decide=cite_decide,
             )
             bar.empty()
             saved = save_run(result, EVAL_ROOT)

@@ -29,8 +29,9 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--dtype",
         default="float32",
-        choices=["float32", "bfloat16"],
-        help="embedding precision (bfloat16 is faster on AMX CPUs)",
+        choices=["float32", "bfloat16", "auto"],
+        help="embedding precision of a new index (bfloat16 is faster on AMX CPUs; auto picks it where the "
+        "CPU has native bf16); an existing index keeps its own",
     )
     p.add_argument(
         "--cache-dir",
@@ -39,11 +40,62 @@ def _add_model_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_store_args(p: argparse.ArgumentParser, new: bool = False) -> None:
+    g = p.add_argument_group("vector store")
+    g.add_argument(
+        "--store",
+        choices=["local", "qdrant"],
+        default=None,
+        help=(
+            "where a new index keeps its vectors: local files (default) or Qdrant (embedded, or a server "
+            "with --uri)"
+            if new
+            else "where the index keeps its vectors (default: as recorded in the index; a different one is "
+            "refused)"
+        ),
+    )
+    g.add_argument(
+        "--uri", default=None, help="Qdrant server URL, e.g. http://localhost:6333 (key: $QDRANT_API_KEY)"
+    )
+    g.add_argument("--collection", default=None, help="Qdrant server collection (default ragkit_<index>)")
+
+
+def _store_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The store spec the flags ask for (None: no flag given)."""
+    from ragkit.vectorstores import store_spec
+
+    if args.store is None and not args.uri and not args.collection:
+        return None
+    kind = args.store or "qdrant"  # --uri alone means a Qdrant server
+    return store_spec(kind, args.uri, args.collection)
+
+
+def _check_store_args(args: argparse.Namespace, index: str) -> None:
+    """Refuse --store/--uri flags that contradict where the index keeps its vectors."""
+    from ragkit.store import check_store
+
+    check_store(index, _store_from_args(args))
+
+
 def _add_retriever_args(p: argparse.ArgumentParser, default_depth: int = 50) -> None:
     g = p.add_argument_group("retrieval")
     g.add_argument("--retriever", choices=["dense", "bm25", "hybrid"], default="hybrid")
     g.add_argument("--k1", type=float, default=0.9, help="bm25 term saturation")
     g.add_argument("--b", type=float, default=0.4, help="bm25 length normalisation")
+    g.add_argument(
+        "--bm25-engine",
+        choices=["bm25s", "rank_bm25"],
+        default="bm25s",
+        help="bm25s (default: fast, state saved with the index) or rank_bm25 (the reference engine)",
+    )
+    g.add_argument(
+        "--dense-index",
+        choices=["flat", "hnsw", "auto"],
+        default="flat",
+        help="dense search: flat (exact), hnsw (approximate), auto (HNSW from 200k chunks)",
+    )
+    g.add_argument("--hnsw-m", type=int, default=32, help="HNSW graph degree")
+    g.add_argument("--hnsw-ef-search", type=int, default=64, help="HNSW candidates per query")
     g.add_argument("--rrf-k", type=float, default=60.0, help="hybrid: RRF constant k")
     g.add_argument("--depth", type=int, default=default_depth, help="hybrid: candidates per retriever")
     g.add_argument("--weights", default=None, help="hybrid: e.g. bm25=0.6,dense=0.4")
@@ -93,6 +145,10 @@ def _retriever_from_args(args: argparse.Namespace, store: Any, embedder: Any) ->
         retriever=args.retriever,
         bm25_k1=args.k1,
         bm25_b=args.b,
+        bm25_engine=args.bm25_engine,
+        dense_index=args.dense_index,
+        hnsw_m=args.hnsw_m,
+        hnsw_ef_search=args.hnsw_ef_search,
         rrf_k=args.rrf_k,
         hybrid_depth=args.depth,
         intent_routing=args.intent_routing,
@@ -106,8 +162,14 @@ def _retriever_from_args(args: argparse.Namespace, store: Any, embedder: Any) ->
 
 def _retrieval_config(args: argparse.Namespace) -> dict[str, Any]:
     cfg: dict[str, Any] = {"retriever": args.retriever}
+    if args.retriever in ("dense", "hybrid") and args.dense_index != "flat":
+        cfg["dense"] = {
+            "index": args.dense_index,
+            "hnsw_m": args.hnsw_m,
+            "hnsw_ef_search": args.hnsw_ef_search,
+        }
     if args.retriever in ("bm25", "hybrid"):
-        cfg["bm25"] = {"k1": args.k1, "b": args.b}
+        cfg["bm25"] = {"k1": args.k1, "b": args.b, "engine": args.bm25_engine}
     if args.retriever == "hybrid":
         cfg["hybrid"] = {
             "k": args.rrf_k,
@@ -162,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    _add_store_args(p, new=True)
     _add_model_args(p)
     p.add_argument(
         "files", nargs="+", help="files, folders (every supported file inside) and http(s):// URLs to ingest"
@@ -171,6 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("info", help="summarise an index")
     p.add_argument("--index", required=True)
     p.add_argument("--json", action="store_true")
+    _add_store_args(p)
     p.set_defaults(func=cmd_info)
 
     p = sub.add_parser("search", help="retrieve chunks for a query, with every stage score")
@@ -186,6 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="keep chunks whose metadata matches (kind=code, tags=python, url=...); repeatable",
     )
     _add_retriever_args(p)
+    _add_store_args(p)
     _add_model_args(p)
     p.add_argument("query")
     p.set_defaults(func=cmd_search)
@@ -201,6 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-chars", type=int, default=None)
     p.add_argument("--max-chars", type=int, default=None)
     p.add_argument("--index-root", default="indexes/.eval", help="where dataset indexes are cached")
+    _add_store_args(p, new=True)
     p.add_argument(
         "--eval-depth",
         type=int,
@@ -248,7 +314,43 @@ def build_parser() -> argparse.ArgumentParser:
         help="swap what cannot run here (an LLM service without key or server, missing weights) for the "
         "extractive backend / no rerank, and say so (the run records the configs that really ran)",
     )
+    p.add_argument(
+        "--judge",
+        choices=("groq", "ollama", "openai", "local"),
+        default=None,
+        help="grade answers with this LLM: RAGAS-style metrics and SimpleQA grades (see --metrics)",
+    )
+    p.add_argument("--judge-model", default=None, help="the judge's model (default: the backend's)")
+    p.add_argument(
+        "--metrics",
+        default="all",
+        help="judge metrics, comma-separated: faithfulness, answer_relevancy, context_precision, "
+        "context_recall, answer_correctness, simpleqa (default: all; those needing a gold answer are "
+        "skipped on questions without one)",
+    )
+    p.add_argument(
+        "--judge2",
+        choices=("groq", "ollama", "openai", "local"),
+        default=None,
+        help="a second judge on the same metrics: the run reports how well the two agree",
+    )
+    p.add_argument("--judge2-model", default=None)
+    p.add_argument(
+        "--llm-citation-check",
+        action="store_true",
+        help="decide whether a citation supports its sentence with the judge, not the offline check",
+    )
     p.set_defaults(func=cmd_eval_run)
+
+    p = sub.add_parser(
+        "calibrate",
+        help="fit the confidence gauge of one config of a saved eval run; write the calibrated config",
+    )
+    p.add_argument("run", help="an eval run JSON (eval run --json, or a run saved under indexes/.eval/runs)")
+    p.add_argument("--config", dest="config_name", required=True, help="the config's name in the run")
+    p.add_argument("--method", choices=("isotonic", "platt"), default="isotonic")
+    p.add_argument("--out", required=True, help="write the calibrated config JSON here")
+    p.set_defaults(func=cmd_calibrate)
 
     p = sub.add_parser("presets", help="list the shipped presets (configs/presets/*.json)")
     p.add_argument("--json", action="store_true")
@@ -287,11 +389,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="baseline: the plain LLM without any retrieved context",
     )
     p.add_argument("--json", action="store_true")
+    _add_store_args(p)
     p.add_argument("question")
     p.set_defaults(func=cmd_ask)
 
+    p = sub.add_parser(
+        "copy",
+        help="copy an index into a new one whose vectors live elsewhere (e.g. Qdrant), no re-embedding",
+    )
+    p.add_argument("--index", required=True, help="the index to copy")
+    p.add_argument("--to", required=True, help="the new index directory")
+    _add_store_args(p, new=True)
+    p.set_defaults(func=cmd_copy)
+
     p = sub.add_parser("remove", help="remove documents (by file name or id) from an index")
     p.add_argument("--index", required=True)
+    _add_store_args(p)
     p.add_argument("documents", nargs="+")
     p.set_defaults(func=cmd_remove)
     return parser
@@ -364,7 +477,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     embedder = _embedder_from_args(args)
     if not args.json:
         _load_models(embedder)
-    store, chunker = open_or_create(args.index, embedder, chunker)
+    store, chunker = open_or_create(args.index, embedder, chunker, _store_from_args(args))
     progress, close = _progress_bar(not args.no_progress and not args.json)
     try:
         report = ingest_paths(
@@ -409,6 +522,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from ragkit.store import IndexStore
 
     manifest = IndexStore.read_manifest(args.index)
+    _check_store_args(args, args.index)
     embedder = _embedder_from_args(args, model=args.model or manifest["embedding"]["model"])
     store = IndexStore.open(args.index, model_id=embedder.model_id)
     retriever = _retriever_from_args(args, store, embedder)
@@ -479,12 +593,30 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     progress, close = _progress_bar(True)
     try:
         store, build_s, cached = dataset_index(
-            dataset.name, dataset.documents(), chunker, embedder, args.index_root, progress
+            dataset.name,
+            dataset.documents(),
+            chunker,
+            embedder,
+            args.index_root,
+            progress,
+            _store_from_args(args),
         )
         retriever = _retriever_from_args(args, store, embedder)
         _say("building the search structures (BM25 statistics, FAISS) before timing queries …")
         warm_up(retriever)
         result = evaluate_retrieval(dataset, retriever, args.eval_depth, args.limit, progress)
+        ann = None
+        if args.dense_index != "flat" and args.retriever in ("dense", "hybrid"):
+            from ragkit.evaluation.retrieval import ann_recall, query_order
+
+            _say("measuring HNSW against the exact search (recall@10 of the dense top-10) …")
+            qids = sorted(dataset.queries, key=query_order)[: args.limit or None]
+            ann = ann_recall(
+                store,
+                embedder,
+                [dataset.queries[q] for q in qids],
+                {"hnsw_m": args.hnsw_m, "hnsw_ef_search": args.hnsw_ef_search},
+            )
     finally:
         close()
     out = {
@@ -500,9 +632,15 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
         },
         "metrics": result["metrics"],
         "latency_ms": result["latency_ms"],
+        **({"ann": ann} if ann else {}),
         "index_build_s": build_s,
         "index_cached": cached,
-        "index": {"path": str(store.path), "documents": len(store.documents), "chunks": len(store.chunks)},
+        "index": {
+            "path": str(store.path),
+            "documents": len(store.documents),
+            "chunks": len(store.chunks),
+            "store": store.store_description,
+        },
         "ragkit_version": __version__,
     }
     m, lat = out["metrics"], out["latency_ms"]
@@ -515,6 +653,11 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
         f"  latency p50 {lat['p50']:.1f} ms, p95 {lat['p95']:.1f} ms; index build {build_s:.1f} s"
         f"{' (cached)' if cached else ''}"
     )
+    if ann:
+        print(
+            f"  HNSW recall@10 vs exact {ann['ann_recall@10']:.4f}; dense search p50 exact "
+            f"{ann['exact_p50_ms']:.2f} ms, HNSW {ann['hnsw_p50_ms']:.2f} ms"
+        )
     if args.json_out:
         from pathlib import Path
 
@@ -559,6 +702,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from ragkit.pipeline import RagPipeline
 
     config = _config_from_args(args)
+    _check_store_args(args, args.index)
     pipeline = RagPipeline.from_index(args.index, config)
     config = pipeline.config  # with the index's own chunker recorded
     _say(f"loading models for {config.retriever} retrieval and the {config.llm} backend …")
@@ -619,9 +763,38 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
         None if labels else args.dataset, collection=collection, holdout=args.holdout, labels=labels
     )
     _say(f"{qset.n} questions, {len(configs)} configs: loading models and building indexes …")
+    judge = judge2 = cite_decide = None
+    metrics: tuple[str, ...] = ()
+    if args.judge:
+        from ragkit.evaluation.answer_metrics import build_judge, parse_metrics
+
+        metrics = parse_metrics(args.metrics)
+        judge = build_judge(args.judge, args.judge_model, host=configs[0].ollama_host)
+        if args.judge2:
+            judge2 = build_judge(args.judge2, args.judge2_model, host=configs[0].ollama_host)
+        if args.llm_citation_check:
+            from ragkit.evaluation.citations_check import llm_support
+
+            cite_decide = llm_support(judge.llm)
+        _say(
+            f"judge {judge.model_id} on {', '.join(metrics)}"
+            + (f"; second judge {judge2.model_id}" if judge2 else "")
+        )
+    elif args.judge2 or args.llm_citation_check:
+        raise RagkitError("--judge2 and --llm-citation-check need --judge")
     progress, close = _progress_bar(True)
     try:
-        result = evaluate_configs(qset, configs, args.limit, args.index_root, progress)
+        result = evaluate_configs(
+            qset,
+            configs,
+            args.limit,
+            args.index_root,
+            progress,
+            judge=judge,
+            judge2=judge2,
+            judge_metrics=metrics,
+            cite_decide=cite_decide,
+        )
     finally:
         close()
     report = markdown_report(result)
@@ -635,6 +808,29 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
         if target:
             Path(target).parent.mkdir(parents=True, exist_ok=True)
             atomic_write(Path(target), write)
+    return 0
+
+
+def cmd_calibrate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from ragkit.evaluation.calibration import calibrate_from_run
+    from ragkit.store import atomic_write
+
+    try:
+        result = json.loads(Path(args.run).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RagkitError(
+            f"{args.run}: not a readable eval run JSON ({getattr(e, 'strerror', None) or e})"
+        ) from None
+    try:
+        config, cmap = calibrate_from_run(result, args.config_name, args.method)
+    except ValueError as e:
+        raise RagkitError(f"{args.run}: {e}") from None
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(Path(args.out), lambda f: f.write(config.to_json()))
+    print(cmap.describe())
+    print(f"wrote {args.out} (config hash {config.cache_key()[:10]})")
     return 0
 
 
@@ -654,8 +850,10 @@ def cmd_presets(args: argparse.Namespace) -> int:
 
 def cmd_info(args: argparse.Namespace) -> int:
     from ragkit.store import IndexStore
+    from ragkit.vectorstores import describe_store
 
     m = IndexStore.read_manifest(args.index)
+    _check_store_args(args, args.index)
     if args.json:
         print(json.dumps(m, indent=2, ensure_ascii=False))
         return 0
@@ -664,6 +862,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"index      {args.index}")
     print(f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')})")
     print(f"chunker    {ch['name']}({params})")
+    print(f"vectors    {describe_store(m.get('store'))}")
     print(f"documents  {m['counts']['documents']}    chunks {m['counts']['chunks']}")
     print(f"updated    {m['updated_at']} (ragkit {m['ragkit_version']}, schema {m['schema_version']})")
     for d in m["documents"]:
@@ -674,9 +873,22 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_copy(args: argparse.Namespace) -> int:
+    from ragkit.store import copy_index
+
+    store = copy_index(args.index, args.to, _store_from_args(args))
+    print(
+        f"copied {len(store.documents)} documents, {len(store.chunks)} chunks -> {store.path} "
+        f"(vectors in {store.store_description})"
+    )
+    store.close()
+    return 0
+
+
 def cmd_remove(args: argparse.Namespace) -> int:
     from ragkit.store import IndexStore
 
+    _check_store_args(args, args.index)
     store = IndexStore.open(args.index)
     missing = []
     with store.lock(on_wait=_say):

@@ -8,6 +8,7 @@ embeddings for identical chunks) whenever the collection changes. Comparisons ar
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -56,12 +57,24 @@ class Collection:
         self._docs: dict[str, Document] | None = None
 
     @classmethod
-    def create(cls, name: str, root: str | Path | None = None) -> Collection:
+    def create(
+        cls, name: str, root: str | Path | None = None, store: dict[str, Any] | None = None
+    ) -> Collection:
+        """Create the collection (idempotent). ``store`` (:func:`ragkit.vectorstores.store_spec`) says
+        where its indexes keep their vectors; it is fixed at creation."""
         c = cls(name, root)
-        c.path.mkdir(parents=True, exist_ok=True)
         meta = c.path / "collection.json"
-        if not meta.is_file():
-            atomic_write(meta, lambda f: json.dump({"name": name, "schema_version": 1}, f))
+        if meta.is_file():
+            if store is not None and store != c.store:
+                from ragkit.vectorstores import describe_store
+
+                raise IndexStoreError(
+                    f"collection {name!r} already exists with its vectors in {describe_store(c.store)}"
+                )
+        else:
+            c.path.mkdir(parents=True, exist_ok=True)
+            record = {"name": name, "schema_version": 1, "store": store or {"kind": "local"}}
+            atomic_write(meta, lambda f: json.dump(record, f))
         if not (c.path / "documents.jsonl").is_file():
             atomic_write(c.path / "documents.jsonl", lambda f: None)
         return c
@@ -69,6 +82,26 @@ class Collection:
     @property
     def exists(self) -> bool:
         return (self.path / "collection.json").is_file()
+
+    @property
+    def store(self) -> dict[str, Any]:
+        """Where this collection's indexes keep their vectors (local files unless created otherwise)."""
+        try:
+            meta = json.loads((self.path / "collection.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {"kind": "local"}
+        return meta.get("store") or {"kind": "local"}
+
+    def index_store(self, index_path: Path) -> dict[str, Any]:
+        """The store spec of one of its indexes: a server collection per index, named after both."""
+        spec = dict(self.store)
+        if spec.get("kind") == "qdrant" and spec.get("uri"):
+            prefix = spec.get("collection") or f"ragkit_{self.name}"
+            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{prefix}_{index_path.name}")
+            if len(name) > 120:
+                name = f"{name[:100]}_{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+            spec["collection"] = name
+        return spec
 
     # -------------------------------------------------------------- documents
 
@@ -221,7 +254,8 @@ class Collection:
         self, chunker: BaseChunker, embedder: Any, progress: IngestProgress | None = None
     ) -> tuple[IndexStore, IngestReport]:
         """The up-to-date index for this chunker and model (built or synced as needed)."""
-        store, chunker = open_or_create(self.index_path(chunker, embedder), embedder, chunker)
+        path = self.index_path(chunker, embedder)
+        store, chunker = open_or_create(path, embedder, chunker, self.index_store(path))
         report = sync_index(store, self.documents(), chunker, embedder, progress)
         return store, report
 

@@ -73,6 +73,11 @@ class Confidence:
     inputs: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def calibration(self) -> str | None:
+        """What the value was calibrated on (None: the raw gauge, a score rather than a probability)."""
+        return self.inputs.get("calibration")
+
+    @property
     def reason(self) -> str:
         """One sentence a user can read next to an abstention."""
         if not self.inputs.get("hits"):
@@ -146,4 +151,18 @@ def retrieval_confidence(hits: Sequence[Hit], config: ConfidenceConfig = DEFAULT
         "agreement": agreement,
         "agreement_signals": signals,
     }
+    return Confidence(value, band, value < config.threshold, config.threshold, inputs)
+
+
+def apply_calibration(
+    confidence: Confidence, cmap: Any, config: ConfidenceConfig = DEFAULT_CONFIDENCE
+) -> Confidence:
+    """The gauge after a fitted calibration map (``evaluation.calibration.CalibrationMap``): the value
+    becomes the estimated probability that the retrieved chunks hold the evidence; band and abstention
+    follow the new value; the raw value and what the map was fitted on stay in ``inputs``."""
+    if not confidence.inputs.get("hits"):
+        return confidence  # nothing retrieved: 0 stays 0, whatever the map says
+    value = min(max(cmap.apply(confidence.value), 0.0), 1.0)
+    band = "high" if value >= config.high else "medium" if value >= config.medium else "low"
+    inputs = {**confidence.inputs, "raw_value": confidence.value, "calibration": cmap.describe()}
     return Confidence(value, band, value < config.threshold, config.threshold, inputs)

@@ -45,6 +45,11 @@ LATER_FIELDS = (
     "web_results",
     "web_budget_s",
     "web_query_enhancement",
+    "confidence_calibration",
+    "bm25_engine",
+    "dense_index",
+    "hnsw_m",
+    "hnsw_ef_search",
 )
 
 #: field -> (kind, low, high); kind is int | float | bool | str | str? (str or None)
@@ -84,6 +89,8 @@ _FIELDS: dict[str, tuple[str, float | None, float | None]] = {
     "web_results": ("int", 1, 20),
     "web_budget_s": ("float", 1.0, 300.0),
     "web_query_enhancement": ("bool", None, None),
+    "hnsw_m": ("int", 4, 256),
+    "hnsw_ef_search": ("int", 1, 10_000),
 }
 _MAX_STR = 2000
 
@@ -180,6 +187,10 @@ class PipelineConfig:
     query_expansion: int = 0  # alternative queries (LLM-written), each retrieved and fused by RRF
     context_tokens: int | None = None  # token budget for the sources given to the LLM
     bm25_language: str = "english"  # stemmer and stop words of the BM25 analyzer
+    bm25_engine: str = "bm25s"  # bm25s (fast, state saved with the index) | rank_bm25 (the reference)
+    dense_index: str = "flat"  # flat (exact) | hnsw (approximate) | auto (HNSW from 200k chunks)
+    hnsw_m: int = 32
+    hnsw_ef_search: int = 64
     openai_base_url: str | None = None  # OpenAI-compatible server (vLLM, llama.cpp, LM Studio, OpenAI)
     # the web as the source: SearXNG -> fetch -> chunk -> a per-question index (ragkit.websearch)
     web_search: bool = False
@@ -187,6 +198,8 @@ class PipelineConfig:
     web_results: int = 5
     web_budget_s: float = 10.0  # total time for fetching the result pages
     web_query_enhancement: bool = False  # the LLM writes 3 search queries first
+    #: a fitted map raw gauge -> probability (``ragkit calibrate``; see evaluation.calibration), or None
+    confidence_calibration: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         owner = f"config {self.name!r:.60}" if isinstance(self.name, str) else "config"
@@ -219,6 +232,26 @@ class PipelineConfig:
             raise ConfigError(f"{owner}: fallback_answer must not be empty")
         if self.context_tokens is not None:
             check_value(owner, "context_tokens", self.context_tokens, "int", 64, 1_000_000)
+        from ragkit.retrievers.bm25 import BM25_ENGINES
+
+        if self.bm25_engine not in BM25_ENGINES:
+            raise ConfigError(
+                f"{owner}: bm25_engine must be one of {', '.join(BM25_ENGINES)}, got {self.bm25_engine!r}"
+            )
+        from ragkit.retrievers.dense import DENSE_INDEXES
+
+        if self.dense_index not in DENSE_INDEXES:
+            raise ConfigError(
+                f"{owner}: dense_index must be one of {', '.join(DENSE_INDEXES)}, got {self.dense_index!r}"
+            )
+        if self.confidence_calibration is not None:
+            from ragkit.evaluation.calibration import CalibrationMap
+
+            try:
+                cal = CalibrationMap.from_dict(self.confidence_calibration)
+            except ValueError as e:
+                raise ConfigError(f"{owner}: confidence_calibration: {e}") from None
+            object.__setattr__(self, "confidence_calibration", cal.to_dict())
         from ragkit.retrievers.analyzer import LANGUAGES
 
         if self.bm25_language not in LANGUAGES:

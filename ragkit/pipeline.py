@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.citations import parse_citations
-from ragkit.confidence import Confidence, ConfidenceConfig, retrieval_confidence
+from ragkit.confidence import Confidence, ConfidenceConfig, apply_calibration, retrieval_confidence
 from ragkit.config import PipelineConfig
 from ragkit.llms import build_llm
 from ragkit.llms.base import LLM, GenerationRequest
@@ -240,6 +240,11 @@ class RagPipeline:
         )
         self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
+        self.calibration = None
+        if config.confidence_calibration is not None:
+            from ragkit.evaluation.calibration import CalibrationMap
+
+            self.calibration = CalibrationMap.from_dict(config.confidence_calibration)
         self._warm = False
 
     def warm_up(self) -> float:
@@ -327,6 +332,8 @@ class RagPipeline:
         trace: dict[str, Any] = {}
         hits = self.retrieve(query, timings, trace)
         confidence = retrieval_confidence(hits, self.confidence_config)
+        if self.calibration is not None:
+            confidence = apply_calibration(confidence, self.calibration, self.confidence_config)
         if confidence.abstain:
             reason = confidence.reason
             if not hits and "grades" in trace:

@@ -186,7 +186,8 @@ CITATION_CSS = (
     "<style>.rk-cite{margin:0.15rem 0}.rk-cite>.rk-body{display:none;border-left:3px solid #f0b429;"
     "padding:0.4rem 0.7rem;margin:0.3rem 0 0.6rem 0;background:rgba(240,180,41,0.08)}"
     ".rk-cite:target>.rk-body{display:block}.rk-cite>a{text-decoration:none}"
-    ".rk-cite:target>a{font-weight:600}a.rk-ref{text-decoration:none;font-weight:600}</style>"
+    ".rk-cite:target>a{font-weight:600}a.rk-ref{text-decoration:none;font-weight:600}"
+    "a.rk-bad{color:#c0392b;text-decoration:underline wavy #c0392b}</style>"
 )
 
 
@@ -195,13 +196,21 @@ def cite_anchor(key: str, n: int) -> str:
 
 
 def answer_html(
-    text: str, n_sources: int, key: str, style: str = "numbered", cited: Sequence[int] = ()
+    text: str,
+    n_sources: int,
+    key: str,
+    style: str = "numbered",
+    cited: Sequence[int] = (),
+    unsupported: Sequence[Sequence[int]] = (),
 ) -> tuple[str, dict[int, int]]:
     """The answer as safe Markdown whose citations are renumbered in the order cited and are links that
     open their passage (``[2]`` -> ``#cite-<key>-2``); returns it and the old -> new number map.
 
     Other prompt styles cite by "Context 2" or Markdown links: their numbers stay as the model wrote them
-    (``cited``) and only ``[n]`` markers become links."""
+    (``cited``) and only ``[n]`` markers become links.
+
+    ``unsupported[k]`` lists the source numbers of the k-th ``[n]`` marker that do not support their
+    sentence (``citations_check.unsupported_markers``): those links are marked (class ``rk-bad``)."""
     from ragkit.citations import renumber
 
     if style == "numbered":
@@ -210,14 +219,31 @@ def answer_html(
         shown, mapping = text, {n: n for n in cited}
     safe = safe_markdown(shown)
     valid = set(mapping.values())
+    bad = [{mapping.get(n, n) for n in marker} for marker in unsupported]
+    seen = [0]
 
     def link(m: re.Match[str]) -> str:
+        k = seen[0]
+        seen[0] += 1
         nums = [int(x) for x in re.findall(r"\d+", m.group(0))]
         if not nums or any(n not in valid for n in nums):
             return m.group(0)
-        return "".join(f'<a class="rk-ref" href="#{cite_anchor(key, n)}">[{n}]</a>' for n in nums)
+        flagged = bad[k] if k < len(bad) else set()
+        return "".join(
+            f'<a class="rk-ref rk-bad" href="#{cite_anchor(key, n)}" title="source [{n}] does not support '
+            f'this sentence (citation check)">[{n}]</a>'
+            if n in flagged
+            else f'<a class="rk-ref" href="#{cite_anchor(key, n)}">[{n}]</a>'
+            for n in nums
+        )
 
     return re.sub(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]", link, safe), mapping
+
+
+def renumbered_refs(line: str, mapping: dict[int, int]) -> str:
+    """A line naming sources by their original ``[n]`` with the numbers the reader sees (see
+    :func:`answer_html`)."""
+    return re.sub(r"\[(\d+)\]", lambda m: f"[{mapping.get(int(m.group(1)), int(m.group(1)))}]", line)
 
 
 def citation_block_html(key: str, n: int, label: str, passage_html: str, url: str | None = None) -> str:

@@ -248,3 +248,70 @@ def is_fallback(text: str, fallbacks: Iterable[str] = (FALLBACK_ANSWER,)) -> boo
     if any(_normal(f) and _normal(f) in norm for f in fallbacks):
         return True
     return any(norm == idk or re.fullmatch(re.escape(idk) + r"[ .,!]*", norm) for idk in _IDK)
+
+
+# ------------------------------------------------------------------ judges (ragkit.evaluation.answer_metrics)
+
+RAGAS_STATEMENTS = (
+    "Break the answer below into short, self-contained factual statements: each one claim, with pronouns "
+    "replaced by what they refer to. Leave out greetings and hedges. Reply with JSON only: "
+    '{{"statements": ["…", "…"]}}\n\nQuestion: {question}\nAnswer: {answer}'
+)
+RAGAS_FAITHFULNESS = (
+    "For each statement, decide whether it can be inferred from the context alone (1) or not (0). "
+    "A statement the context contradicts, or does not mention, is 0. Reply with JSON only: "
+    '{{"verdicts": [{{"statement": "…", "verdict": 1}}, …]}} with one verdict per statement, in order.'
+    "\n\nContext:\n{context}\n\nStatements:\n{statements}"
+)
+RAGAS_QUESTIONS = (
+    "Write {n} questions that the answer below would answer, and say whether the answer is noncommittal "
+    '(evasive, vague, "I don\'t know"). Reply with JSON only: '
+    '{{"questions": ["…"], "noncommittal": false}}\n\nAnswer: {answer}'
+)
+RAGAS_CONTEXT_PRECISION = (
+    "Was the context useful in arriving at the reference answer to the question? Reply with JSON only: "
+    '{{"reason": "…", "verdict": 1}} (1 = useful, 0 = not).\n\nQuestion: {question}\n'
+    "Reference answer: {reference}\n\nContext:\n{context}"
+)
+RAGAS_CONTEXT_RECALL = (
+    "Split the reference answer into its statements and decide for each whether it can be attributed to "
+    'the context (1) or not (0). Reply with JSON only: {{"classifications": [{{"statement": "…", '
+    '"attributed": 1}}, …]}}\n\nQuestion: {question}\nReference answer: {reference}\n\nContext:\n{context}'
+)
+RAGAS_CORRECTNESS = (
+    "Compare the answer's statements with the reference answer's statements. TP: a statement of the answer "
+    "that the reference supports; FP: a statement of the answer the reference does not support; FN: a "
+    "statement of the reference missing from the answer. Reply with JSON only: "
+    '{{"TP": ["…"], "FP": ["…"], "FN": ["…"]}}\n\nQuestion: {question}\n'
+    "Answer statements:\n{statements}\n\nReference answer: {reference}"
+)
+
+# SimpleQA's grading rules, in our words: a predicted answer is CORRECT when it contains the gold target's
+# full meaning without contradicting it (hedging is fine if the right answer is given); INCORRECT when it
+# contradicts the target or hedges between candidates one of which is wrong; NOT_ATTEMPTED when it gives
+# no answer ("I don't know", a refusal) or leaves out what the target states without contradicting it.
+SIMPLEQA_GRADER = (
+    "Grade a predicted answer against a gold target as CORRECT, INCORRECT or NOT_ATTEMPTED.\n"
+    "- CORRECT: the prediction contains the whole meaning of the gold target and nothing that contradicts "
+    "it. Spelling, capitalisation, word order and extra (non-contradicting) detail do not matter; a hedge "
+    "is fine if the target is stated. A number is correct when it matches the target to the target's last "
+    'significant figure (for a target of "120k": "124k" and "115k" are CORRECT, "100k" and "113k" are '
+    "INCORRECT). A part of a name or date that the question already fixes may be left out.\n"
+    '- INCORRECT: the prediction contradicts the gold target anywhere, even with hedging ("it is A or B" '
+    "when the target is A is INCORRECT), or states a wrong value.\n"
+    "- NOT_ATTEMPTED: the prediction does not give the target and does not contradict it: a refusal, "
+    '"I don\'t know", or an answer missing the key fact.\n\n'
+    "Question: {question}\nGold target: {target}\nPredicted answer: {predicted}\n\n"
+    "Reply with one word: CORRECT, INCORRECT or NOT_ATTEMPTED."
+)
+
+#: the judge prompts, by metric: hashed and stamped on every run that uses them
+JUDGE_PROMPTS = {
+    "statements": RAGAS_STATEMENTS,
+    "faithfulness": RAGAS_FAITHFULNESS,
+    "answer_relevancy": RAGAS_QUESTIONS,
+    "context_precision": RAGAS_CONTEXT_PRECISION,
+    "context_recall": RAGAS_CONTEXT_RECALL,
+    "answer_correctness": RAGAS_CORRECTNESS,
+    "simpleqa": SIMPLEQA_GRADER,
+}

@@ -6,7 +6,13 @@ Layout of an index directory::
                              and the generation whose data files are current
     documents-<gen>.jsonl    parsed pages per document (lets us re-chunk and highlight without re-parsing)
     chunks-<gen>.jsonl       one chunk per line, row i <-> vectors row i
-    vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows
+    vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows (``local`` store only)
+    qdrant/                  the embedded Qdrant shard of a ``qdrant`` store without a URL
+
+Where the vectors live is the manifest's ``store`` (:mod:`ragkit.vectorstores`): ``local`` files, or a
+Qdrant collection (embedded, or a server by URL). With Qdrant, a save upserts new documents' points before
+switching the manifest and deletes the points of documents that left it after, so the manifest stays the
+single source of truth.
 
 A save writes new ``<gen+1>`` files (temp file + rename each), then atomically replaces
 ``manifest.json``; only then are generations older than the *previous* one deleted. A crash at any
@@ -24,12 +30,10 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
-import errno
 import json
 import logging
 import os
 import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -38,7 +42,9 @@ import numpy as np
 
 from ragkit import __version__
 from ragkit.errors import IndexStoreError, ModelMismatchError
+from ragkit.locks import wait_for_flock
 from ragkit.types import Chunk, Document
+from ragkit.vectorstores import VectorStore, open_vector_store, store_spec
 
 log = logging.getLogger(__name__)
 
@@ -63,24 +69,14 @@ def file_lock(
     timeout = LOCK_TIMEOUT_S if timeout is None else timeout
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as fh:
-        deadline = time.monotonic() + timeout
-        told = False
-        while True:
-            try:
-                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as e:
-                if e.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-            if time.monotonic() >= deadline:
-                raise IndexStoreError(
-                    f"{what} is being written by another process; gave up after waiting {timeout:g} s "
-                    "(try again when it has finished)"
-                ) from None
-            if not told and on_wait is not None:
-                on_wait(f"{what} is being written by another process: waiting for it to finish…")
-                told = True
-            time.sleep(0.05)
+        wait_for_flock(
+            fh,
+            timeout,
+            f"{what} is being written by another process: waiting for it to finish…",
+            f"{what} is being written by another process; gave up after waiting {timeout:g} s "
+            "(try again when it has finished)",
+            on_wait,
+        )
         try:
             yield
         finally:
@@ -117,8 +113,16 @@ class IndexStore:
         dimension: int,
         chunker: dict[str, Any],
         embedding_dtype: str = "float32",
+        store: dict[str, Any] | None = None,
     ) -> None:
         self.path = Path(path)
+        self.store = dict(store or store_spec())
+        if self.store.get("kind") == "qdrant" and self.store.get("uri") and not self.store.get("collection"):
+            from ragkit.vectorstores import default_collection
+
+            self.store["collection"] = default_collection(self.path)
+        self._backend: VectorStore | None = None
+        self._pending: set[str] = set()  # doc_ids added since the last save (their points are not written)
         self.model_id = model_id
         self.dimension = dimension
         self.chunker = chunker
@@ -126,6 +130,7 @@ class IndexStore:
         self.created_at = _now()
         self.updated_at = self.created_at
         self.generation = 0
+        self.changes = 0  # adds and removes since the last open/save (in-memory, not yet a generation)
         self.documents: dict[str, Document] = {}  # doc_id -> parsed document
         self.doc_info: dict[str, dict[str, Any]] = {}  # doc_id -> manifest entry
         self._chunks: dict[str, list[Chunk]] = {}  # doc_id -> its chunks, in order
@@ -190,7 +195,9 @@ class IndexStore:
                 f"index {path} holds {emb['dimension']}-dimensional vectors but the embedder "
                 f"produces {dimension}: use the model the index was built with ({emb['model']})"
             )
-        store = cls(path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"))
+        store = cls(
+            path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"), m.get("store")
+        )
         store.created_at = m.get("created_at", store.created_at)
         store.updated_at = m.get("updated_at", store.updated_at)
         store.generation = m["generation"]
@@ -198,14 +205,18 @@ class IndexStore:
         try:
             docs = [Document.from_dict(json.loads(line)) for line in _lines(path / files["documents"])]
             chunks = [Chunk.from_dict(json.loads(line)) for line in _lines(path / files["chunks"])]
-            vectors = np.load(path / files["vectors"], allow_pickle=False)
+            vectors = (
+                np.load(path / files["vectors"], allow_pickle=False)
+                if "vectors" in files
+                else np.zeros((len(chunks), 0), dtype=np.float32)  # the vectors live in the store
+            )
         except FileNotFoundError as e:
             if _manifest_generation(path) != m["generation"]:
                 raise _Vanished from None  # a save replaced the generation we were reading
             raise IndexStoreError(f"index {path} is damaged: {e}") from None
         except (OSError, ValueError, KeyError, TypeError) as e:
             raise IndexStoreError(f"index {path} is damaged: {e}") from None
-        if vectors.shape != (len(chunks), emb["dimension"]):
+        if vectors.shape != (len(chunks), emb["dimension"] if "vectors" in files else 0):
             raise IndexStoreError(
                 f"index {path} is damaged: {len(chunks)} chunks but vectors of shape {vectors.shape}"
             )
@@ -230,7 +241,46 @@ class IndexStore:
 
     @property
     def vectors(self) -> np.ndarray:
+        """All vectors in chunk order (``local`` store; a Qdrant store keeps them in Qdrant: use
+        :meth:`vectors_at` or search through :attr:`backend`)."""
+        if self.is_remote:
+            raise IndexStoreError(
+                f"index {self.path} keeps its vectors in {self.store_description}: they are not loaded"
+            )
         return self._flatten()[1]
+
+    @property
+    def is_remote(self) -> bool:
+        """Whether the vectors live in a vector store (Qdrant) rather than in this directory."""
+        return self.store.get("kind") != "local"
+
+    @property
+    def store_description(self) -> str:
+        from ragkit.vectorstores import describe_store
+
+        return describe_store(self.store)
+
+    @property
+    def backend(self) -> VectorStore:
+        """The vector store adapter (Qdrant), opened on first use."""
+        if not self.is_remote:
+            raise IndexStoreError(f"index {self.path} keeps its vectors in local files")
+        if self._backend is None:
+            self._backend = open_vector_store(self.store, self.path, self.dimension)
+        return self._backend
+
+    def close(self) -> None:
+        """Release the vector store (files, connections); the index can be used again afterwards."""
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+
+    def vectors_at(self, rows: list[int]) -> np.ndarray:
+        """The vectors of these chunk rows (from the vector store when they live there)."""
+        if not self.is_remote:
+            return self.vectors[rows]
+        chunks = self.chunks
+        return self.backend.fetch([chunks[r].chunk_id for r in rows])
 
     def _flatten(self) -> tuple[list[Chunk], np.ndarray]:
         if self._flat is None:
@@ -238,7 +288,7 @@ class IndexStore:
             parts = [self._vectors[d] for d in self.documents if len(self._vectors[d])]
             vecs = (
                 np.concatenate(parts).astype(np.float32, copy=False)
-                if parts
+                if parts and not self.is_remote
                 else np.zeros((0, self.dimension), dtype=np.float32)
             )
             self._flat = (chunks, vecs)
@@ -262,6 +312,7 @@ class IndexStore:
             "model": self.model_id,
             "dimension": self.dimension,
             "embedding_dtype": self.embedding_dtype,
+            "store": self.store_description,
             "chunker": self.chunker,
             "created_at": self.created_at,
             "updated_at": self.updated_at,
@@ -282,6 +333,7 @@ class IndexStore:
         self.documents[document.doc_id] = document
         self._chunks[document.doc_id] = list(chunks)
         self._vectors[document.doc_id] = np.asarray(vectors, dtype=np.float32)
+        self._pending.add(document.doc_id)
         self.doc_info[document.doc_id] = {
             "doc_id": document.doc_id,
             "source": document.source,
@@ -293,6 +345,7 @@ class IndexStore:
             **info,
         }
         self._flat = None
+        self.changes += 1
 
     def remove(self, doc_id_or_source: str) -> bool:
         """Drop a document by id or file name; returns whether it was there."""
@@ -303,7 +356,9 @@ class IndexStore:
             return False
         for table in (self.documents, self.doc_info, self._chunks, self._vectors):
             table.pop(doc_id, None)
+        self._pending.discard(doc_id)
         self._flat = None
+        self.changes += 1
         return True
 
     @contextlib.contextmanager
@@ -327,10 +382,16 @@ class IndexStore:
             raise ModelMismatchError(
                 f"index {self.path} was rebuilt with embedding model {fresh.model_id!r} by another process"
             )
+        if fresh.store != self.store:
+            raise IndexStoreError(
+                f"index {self.path} was moved to {fresh.store_description} by another process"
+            )
         for attr in ("chunker", "embedding_dtype", "created_at", "updated_at", "generation", "documents",
                      "doc_info", "_chunks", "_vectors"):  # fmt: skip
             setattr(self, attr, getattr(fresh, attr))
+        self._pending.clear()
         self._flat = None
+        self.changes = 0
 
     def save(self) -> None:
         """Write a new generation of data files, then switch the manifest to it atomically."""
@@ -339,10 +400,13 @@ class IndexStore:
         files = {
             "documents": f"documents-{gen:06d}.jsonl",
             "chunks": f"chunks-{gen:06d}.jsonl",
-            "vectors": f"vectors-{gen:06d}.npy",
         }
+        if not self.is_remote:
+            files["vectors"] = f"vectors-{gen:06d}.npy"
         chunks, vectors = self._flatten()
         docs = list(self.documents.values())
+        if self.is_remote:
+            self._write_points()
         atomic_write(
             self.path / files["documents"],
             lambda f: f.writelines(json.dumps(d.to_dict(), ensure_ascii=False) + "\n" for d in docs),
@@ -351,7 +415,8 @@ class IndexStore:
             self.path / files["chunks"],
             lambda f: f.writelines(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in chunks),
         )
-        atomic_write(self.path / files["vectors"], lambda f: np.save(f, vectors), mode="wb")
+        if not self.is_remote:
+            atomic_write(self.path / files["vectors"], lambda f: np.save(f, vectors), mode="wb")
         self.updated_at = _now()
         manifest = {
             "schema_version": SCHEMA_VERSION,
@@ -365,13 +430,36 @@ class IndexStore:
                 "dtype": self.embedding_dtype,
             },
             "chunker": self.chunker,
+            "store": self.store,
             "documents": [self.doc_info[d.doc_id] for d in docs],
             "counts": {"documents": len(docs), "chunks": len(chunks)},
             "files": files,
         }
         atomic_write(self.path / MANIFEST, lambda f: json.dump(manifest, f, indent=2))
         self.generation = gen
+        self.changes = 0
+        if self.is_remote:
+            # after the switch: points of documents no longer in the manifest (removed, replaced, or
+            # left by a writer that crashed before its switch) are deleted
+            self.backend.retain_only(self.documents)
+            self.backend.commit()
         self._remove_stale(files)
+
+    def _write_points(self) -> None:
+        """Upsert the points of documents added since the last save (before the manifest switch), then
+        drop their vectors from memory: the store holds them now."""
+        from ragkit.retrievers.dense import HNSW_FROM
+
+        for doc_id in [d for d in self.documents if d in self._pending]:
+            chunks = self._chunks[doc_id]
+            self.backend.upsert(
+                doc_id, [c.chunk_id for c in chunks], self._vectors[doc_id], [c.text for c in chunks]
+            )
+        self.backend.commit(optimize=len(self.chunks) >= HNSW_FROM and bool(self._pending))
+        for doc_id in self._pending:
+            if doc_id in self._vectors:
+                self._vectors[doc_id] = np.zeros((len(self._chunks[doc_id]), 0), dtype=np.float32)
+        self._pending.clear()
 
     def _remove_stale(self, current: dict[str, str]) -> None:
         """Delete data files older than the previous generation, and temp files of dead writers (only
@@ -386,6 +474,48 @@ class IndexStore:
             if old_data or p.name.endswith(".tmp"):
                 with contextlib.suppress(OSError):
                     p.unlink()
+
+
+def copy_index(
+    source: str | os.PathLike[str], target: str | os.PathLike[str], store: dict[str, Any] | None = None
+) -> IndexStore:
+    """Copy an index (documents, chunks and vectors, no re-embedding) into a new index whose vectors live
+    in ``store`` (:func:`ragkit.vectorstores.store_spec`): how an existing index moves into Qdrant."""
+    if IndexStore.exists(target):
+        raise IndexStoreError(f"index {target} already exists: copy into a new directory")
+    src = IndexStore.open(source)
+    dst = IndexStore(target, src.model_id, src.dimension, src.chunker, src.embedding_dtype, store)
+    with dst.lock():
+        for doc_id, doc in src.documents.items():
+            chunks = src._chunks[doc_id]
+            vectors = (
+                src.backend.fetch([c.chunk_id for c in chunks]) if src.is_remote else src._vectors[doc_id]
+            )
+            dst.add(doc, chunks, vectors, {})
+            dst.doc_info[doc_id] = dict(src.doc_info[doc_id])  # keeps when and how it was ingested
+        dst.created_at = src.created_at
+        dst.save()
+    src.close()
+    return dst
+
+
+def check_store(path: str | os.PathLike[str], wanted: dict[str, Any] | None) -> dict[str, Any]:
+    """The index's ``store`` spec; with ``wanted`` (flags the user gave), refuse a different one (an index
+    has one home for its vectors: it cannot be read from another, or moved by a flag)."""
+    have = IndexStore.read_manifest(path).get("store") or store_spec()
+    if wanted is None:
+        return have
+    differs = wanted["kind"] != have.get("kind") or any(
+        wanted.get(k) and wanted.get(k) != have.get(k) for k in ("uri", "collection")
+    )
+    if differs:
+        from ragkit.vectorstores import describe_store
+
+        raise IndexStoreError(
+            f"index {path} keeps its vectors in {describe_store(have)}, not {describe_store(wanted)}: "
+            "drop --store/--uri/--collection to use its own, or ingest into a new index"
+        )
+    return have
 
 
 class _Vanished(Exception):

@@ -22,6 +22,14 @@ def confidence_gauge(
     value = confidence.value if confidence is not None else 0.0
     threshold = confidence.threshold if confidence is not None else config.threshold
     band = confidence.band if confidence is not None else "n/a"
+    if confidence is not None and confidence.value > 0:
+        # a reader takes a gauge for a probability: say whether it is one
+        raw = confidence.inputs.get("raw_value")
+        band += (
+            f" · calibrated (raw {raw:.2f})"
+            if confidence.calibration and raw is not None
+            else " · raw score, not calibrated"
+        )
     fig = go.Figure(
         go.Indicator(
             mode="gauge+number",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -91,9 +92,13 @@ class FakeGroq(_Server):
         self.answer, self.valid_key = answer, valid_key
         self.rate_limited, self.delay_s, self.echo_key = rate_limited, delay_s, echo_key_in_errors
         self.replies: list[str] = []  # answered in order before ``answer`` (e.g. judge grades)
+        #: the reply as a function of the request body (a scripted judge reads the prompt); wins over both
+        self.responder: Callable[[dict[str, Any]], str] | None = None
         self.retry_after = "0"  # the Retry-After header of a 429
 
-    def next_answer(self) -> str:
+    def next_answer(self, body: dict[str, Any] | None = None) -> str:
+        if self.responder is not None:
+            return self.responder(body or {})
         return self.replies.pop(0) if self.replies else self.answer
 
 
@@ -137,7 +142,7 @@ class _GroqHandler(_Handler):
                 {"retry-after": srv.retry_after},
             )
         time.sleep(srv.delay_s)
-        answer = srv.next_answer()
+        answer = srv.next_answer(body)
         model, created = body.get("model", "m"), int(time.time())
         if body.get("stream"):
             self._start_stream("text/event-stream")
@@ -197,6 +202,10 @@ class FakeOllama(_Server):
     def __init__(self, answer: str = "Ollama says hi [1].", models: tuple[str, ...] = ("llama3.2:latest",)):
         super().__init__(_OllamaHandler)
         self.answer, self.models = answer, models
+        self.responder: Callable[[dict[str, Any]], str] | None = None  # reply from the request body
+
+    def reply(self, body: dict[str, Any]) -> str:
+        return self.responder(body) if self.responder is not None else self.answer
 
 
 class _OllamaHandler(_Handler):
@@ -238,9 +247,10 @@ class _OllamaHandler(_Handler):
         if model not in names:
             return self._json(404, {"error": f'model "{model}" not found, try pulling it first'})
         now = "2026-01-01T00:00:00Z"
+        answer = srv.reply(body)
         if body.get("stream", True):
             self._start_stream("application/x-ndjson")
-            for i, w in enumerate(srv.answer.split(" ")):
+            for i, w in enumerate(answer.split(" ")):
                 part = {
                     "model": model,
                     "created_at": now,
@@ -264,7 +274,7 @@ class _OllamaHandler(_Handler):
             {
                 "model": model,
                 "created_at": now,
-                "message": {"role": "assistant", "content": srv.answer},
+                "message": {"role": "assistant", "content": answer},
                 "done": True,
                 "done_reason": "stop",
                 "prompt_eval_count": 30,

@@ -14,13 +14,15 @@ import streamlit as st
 
 from ragkit.collections import Collection, default_root, list_collections
 from ragkit.config import LLM_NAMES, RETRIEVER_NAMES, PipelineConfig
-from ragkit.errors import RagkitError
+from ragkit.errors import ConfigError, RagkitError
+from ragkit.evaluation.citations_check import unsupported_markers
 from ragkit.presentation import (
     CITATION_CSS,
     answer_html,
     citation_block_html,
     highlighted_page_html,
     hit_rows,
+    renumbered_refs,
     safe_markdown,
 )
 from ragkit.progress import StageClock
@@ -105,17 +107,41 @@ def collection_picker() -> None:
         st.sidebar.selectbox("Collection", names, key=state.COLLECTION)
         st.query_params["collection"] = current
         remember_collection(default_root(), current)
+        from ragkit.vectorstores import describe_store
+
+        st.sidebar.caption(f"Vectors in {describe_store(Collection(current).store)}")
     else:
         st.sidebar.info("No collection yet: create one to upload documents.")
     with st.sidebar.form("new_collection", clear_on_submit=True, border=False):
         new = st.text_input("New collection", placeholder="e.g. papers")
+        where = st.selectbox(
+            "Vectors in",
+            list(STORE_CHOICES),
+            help="Local files (FAISS), Qdrant's engine embedded in this process, or a Qdrant server or "
+            "cluster by URL (its API key from $QDRANT_API_KEY, never stored). Fixed per collection.",
+        )
+        uri = st.text_input("Qdrant server URL", placeholder="http://localhost:6333 (server only)")
         if st.form_submit_button("Create") and new.strip():
             try:
-                Collection.create(new.strip())
+                from ragkit.vectorstores import store_spec
+
+                kind = STORE_CHOICES[where]
+                if kind == "qdrant-server" and not uri.strip():
+                    raise ConfigError("a Qdrant server collection needs the server's URL")
+                spec = store_spec("qdrant", uri.strip() or None) if kind != "local" else None
+                Collection.create(new.strip(), store=spec)
                 ss[state.PENDING_COLLECTION] = new.strip()
                 st.rerun()
             except RagkitError as e:
                 st.error(str(e))
+
+
+#: the sidebar's store choices -> store kinds (``qdrant-server`` becomes ``qdrant`` with a URL)
+STORE_CHOICES = {
+    "local files (FAISS)": "local",
+    "Qdrant, embedded": "qdrant",
+    "Qdrant server (URL)": "qdrant-server",
+}
 
 
 # ------------------------------------------------------------------ pipeline panel
@@ -262,6 +288,15 @@ def pipeline_panel() -> None:
         step=0.05,
         **on("confidence_threshold", _show(k + "thr", float(cfg.confidence_threshold))),
     )
+    if cfg.confidence_calibration:
+        from ragkit.evaluation.calibration import CalibrationMap
+
+        sb.caption("Gauge " + CalibrationMap.from_dict(cfg.confidence_calibration).describe() + ".")
+        if sb.button("Use the raw gauge", key=k + "uncal", help="Drop the calibration map from this config."):
+            state.set_config(which, replace(cfg, confidence_calibration=None))
+            st.rerun()
+    else:
+        sb.caption("Gauge not calibrated: a score, not a probability (calibrate it on the Evaluate page).")
     sb.toggle(
         "No-retrieval baseline (plain LLM)",
         disabled=cfg.llm == "extractive",
@@ -335,9 +370,27 @@ def _stages_panel(which: str, cfg: PipelineConfig, on: Callable[..., dict[str, A
             )
         if cfg.retriever in ("bm25", "hybrid"):
             from ragkit.retrievers.analyzer import LANGUAGES
+            from ragkit.retrievers.bm25 import BM25_ENGINES
 
             st.selectbox(
                 "BM25 language", LANGUAGES, **on("bm25_language", _show(k + "lang", cfg.bm25_language))
+            )
+            st.selectbox(
+                "BM25 engine",
+                BM25_ENGINES,
+                help="bm25s: sparse index, state saved with the index; rank_bm25: the reference (slow on "
+                "large collections). Same scores.",
+                **on("bm25_engine", _show(k + "bm25eng", cfg.bm25_engine)),
+            )
+        if cfg.retriever in ("dense", "hybrid"):
+            from ragkit.retrievers.dense import DENSE_INDEXES, HNSW_FROM
+
+            st.selectbox(
+                "Dense search",
+                DENSE_INDEXES,
+                help=f"flat: exact; hnsw: approximate, much faster on big collections; auto: HNSW from "
+                f"{HNSW_FROM:,} chunks.",
+                **on("dense_index", _show(k + "dindex", cfg.dense_index)),
             )
         use = st.toggle(
             "Own prompt template",
@@ -482,9 +535,15 @@ def render_answer(
     the latency bar and every stage score of every retrieved chunk."""
     st.markdown(CITATION_CSS, unsafe_allow_html=True)
     style = getattr(answer, "prompt_style", "numbered")
-    html, mapping = answer_html(answer.text, len(answer.hits), key, style, [c.n for c in answer.citations])
+    check = citation_check(answer)
+    flags = unsupported_markers(answer.text, check) if check is not None else []
+    html, mapping = answer_html(
+        answer.text, len(answer.hits), key, style, [c.n for c in answer.citations], flags
+    )
     if show_text:
         st.markdown(html, unsafe_allow_html=True)
+    if check is not None and check.sentences:
+        (st.warning if check.unsupported else st.caption)(renumbered_refs(check.summary(), mapping))
     if answer.abstained:
         st.warning(f"Abstained: {answer.abstain_reason}")
     elif answer.mode == "rag" and answer.uncited:
@@ -502,6 +561,8 @@ def render_answer(
     col1.plotly_chart(
         confidence_gauge(answer.confidence, title=gauge_title), key=f"{key}_gauge", width="stretch"
     )
+    if answer.confidence is not None and answer.confidence.calibration:
+        col1.caption(f"Probability that the sources hold the answer, {answer.confidence.calibration}.")
     col2.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
     notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]
     if answer.cached_stages:
@@ -517,6 +578,17 @@ def render_answer(
             key=f"{key}_hits",
             column_config={"text": st.column_config.TextColumn("text", width="large")},
         )
+
+
+def citation_check(answer: Any) -> Any:
+    """The answer's citation check (offline, on the check's own embedding model), computed once and
+    kept with the answer; None for an abstention or a no-retrieval answer."""
+    if answer.abstained or answer.mode != "rag" or not answer.hits:
+        return None
+    from ragkit.evaluation.citations_check import CHECK_MODEL, annotate
+    from ui import resources
+
+    return annotate(answer, resources.embedder(CHECK_MODEL))
 
 
 def render_citations(answer: Any, documents: Any, key: str, mapping: dict[int, int] | None = None) -> None:

@@ -115,30 +115,34 @@ def build_chunks(
     meta = chunk_meta(document)
     one_page, page_one = len(starts) == 1, document.pages[0].number if document.pages else 1
     chunks: list[Chunk] = []
+    append, new_chunk = chunks.append, Chunk  # hot loop: 200k tiny paragraphs are 200k chunks
     for seg in segments:
         start, end = trim(text, seg.start, seg.end)
         if start >= end:
             continue
         pieces = ((start, end),) if end - start <= max_chars else word_windows(text, start, end, max_chars, 0)
         for p_start, p_end in pieces:
-            spans = [Span(page_one, p_start, p_end)] if one_page else _spans(document, starts, p_start, p_end)
-            if not spans:
-                continue
+            if one_page:
+                spans: tuple[Span, ...] = (Span(page_one, p_start, p_end),)
+            else:
+                spans = tuple(_spans(document, starts, p_start, p_end))
+                if not spans:
+                    continue
             body = text[p_start:p_end]
             header = _table_header(tables, p_start) if tables else None
             if header is not None and header[1] - header[0] + 1 + len(body) <= max_chars:
                 h_start, h_end = header
-                spans = _spans(document, starts, h_start, h_end) + spans
+                spans = (*_spans(document, starts, h_start, h_end), *spans)
                 body = text[h_start:h_end] + "\n" + body
             index = len(chunks)
-            chunks.append(
-                Chunk(
+            append(
+                new_chunk(
                     f"{prefix}{index:05d}",
                     doc_id,
                     source,
                     index,
                     body,
-                    tuple(spans),
+                    spans,
                     seg.heading_path,
                     dict(meta) if meta else {},
                 )

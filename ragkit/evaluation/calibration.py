@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -63,3 +65,245 @@ def risk_coverage(confidences: Sequence[float], correct: Sequence[float]) -> lis
         acc = sum(correct[i] for i in kept) / len(kept)
         out.append((t, len(kept) / n, acc))
     return out
+
+
+# ------------------------------------------------------------------ calibration maps
+
+CALIBRATION_METHODS = ("isotonic", "platt")
+
+
+@dataclass(frozen=True)
+class CalibrationMap:
+    """A fitted map from the raw gauge to a probability, stored as JSON with the config (no pickle).
+
+    ``isotonic``: the step points ``(x, y)`` of scikit-learn's isotonic regression, applied by linear
+    interpolation and clipped at the ends; ``platt``: ``sigmoid(a * c + b)``. ``fitted_on`` names the
+    question set, ``target`` what "correct" meant, and ``ece_raw_cv`` / ``ece_calibrated_cv`` the
+    cross-validated ECE before and after (never fitted and scored on the same questions).
+    """
+
+    method: str
+    x: tuple[float, ...] = ()
+    y: tuple[float, ...] = ()
+    a: float = 0.0
+    b: float = 0.0
+    fitted_on: str = ""
+    target: str = ""
+    n: int = 0
+    folds: int = 0
+    ece_raw_cv: float | None = None
+    ece_calibrated_cv: float | None = None
+
+    def apply(self, confidence: float) -> float:
+        """The calibrated probability for one raw confidence."""
+        import math
+
+        if self.method == "platt":
+            z = self.a * confidence + self.b
+            return 1 / (1 + math.exp(-z)) if z >= 0 else math.exp(z) / (1 + math.exp(z))
+        if not self.x:
+            return confidence
+        import numpy as np
+
+        return float(np.clip(np.interp(confidence, self.x, self.y), 0.0, 1.0))
+
+    def describe(self) -> str:
+        """One line for the gauge: what it was fitted on and what that bought, out of sample."""
+        ece = ""
+        if self.ece_raw_cv is not None and self.ece_calibrated_cv is not None:
+            ece = f"; {self.folds}-fold ECE {self.ece_raw_cv:.3f} → {self.ece_calibrated_cv:.3f}"
+        return f"calibrated ({self.method}) on {self.fitted_on or 'a labelled run'}, {self.n} questions{ece}"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["x"], d["y"] = list(self.x), list(self.y)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Any) -> CalibrationMap:
+        """Parse and validate a stored map (a config field a user may hand-edit): ValueError naming what
+        is wrong."""
+        if not isinstance(d, dict):
+            raise ValueError(f"a calibration map is a JSON object, got {type(d).__name__}")
+        unknown = set(d) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown calibration keys {sorted(map(str, unknown))[:5]}")
+        method = d.get("method")
+        if method not in CALIBRATION_METHODS:
+            raise ValueError(f"calibration method must be one of {', '.join(CALIBRATION_METHODS)}")
+        try:
+            x = tuple(float(v) for v in d.get("x", ()))
+            y = tuple(float(v) for v in d.get("y", ()))
+            a, b = float(d.get("a", 0.0)), float(d.get("b", 0.0))
+        except (TypeError, ValueError):
+            raise ValueError("calibration x, y, a and b must be numbers") from None
+        import math
+
+        if len(x) != len(y) or len(x) > 10_000:
+            raise ValueError("calibration x and y must be lists of the same length (at most 10,000)")
+        if any(not math.isfinite(v) for v in (*x, *y, a, b)):
+            raise ValueError("calibration points must be finite numbers")
+        if method == "isotonic":
+            if not x:
+                raise ValueError("an isotonic calibration needs its points")
+            if any(p > q for v in (x, y) for p, q in itertools.pairwise(v)):
+                raise ValueError("isotonic calibration points must be non-decreasing")
+            if not all(0.0 <= v <= 1.0 for v in (*x, *y)):
+                raise ValueError("isotonic calibration points must lie in [0, 1]")
+        extra = {k: d[k] for k in ("fitted_on", "target") if k in d}
+        if not all(isinstance(v, str) for v in extra.values()):
+            raise ValueError("calibration fitted_on and target must be strings")
+
+        def opt(k: str) -> float | None:
+            v = d.get(k)
+            return None if v is None else float(v)
+
+        return cls(
+            method,
+            x,
+            y,
+            a,
+            b,
+            str(d.get("fitted_on", ""))[:300],
+            str(d.get("target", ""))[:300],
+            int(d.get("n", 0)),
+            int(d.get("folds", 0)),
+            opt("ece_raw_cv"),
+            opt("ece_calibrated_cv"),
+        )
+
+
+def _fit(method: str, conf: Sequence[float], correct: Sequence[float]) -> CalibrationMap:
+    import numpy as np
+
+    c = np.asarray(conf, dtype=float)
+    t = np.asarray(correct, dtype=float)
+    if method == "isotonic":
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(c, t)
+        return CalibrationMap(
+            "isotonic", tuple(map(float, iso.X_thresholds_)), tuple(map(float, iso.y_thresholds_))
+        )
+    if method == "platt":
+        from sklearn.linear_model import LogisticRegression
+
+        if len(set(t.tolist())) < 2:  # one class only: the constant rate is the best map
+            rate = float(t.mean()) if len(t) else 0.0
+            rate = min(max(rate, 1e-6), 1 - 1e-6)
+            import math
+
+            return CalibrationMap("platt", a=0.0, b=math.log(rate / (1 - rate)))
+        lr = LogisticRegression(C=1e6).fit(c.reshape(-1, 1), t.astype(int))
+        return CalibrationMap("platt", a=float(lr.coef_[0][0]), b=float(lr.intercept_[0]))
+    raise ValueError(f"calibration method must be one of {', '.join(CALIBRATION_METHODS)}, got {method!r}")
+
+
+def cross_validated_calibration(
+    confidences: Sequence[float],
+    correct: Sequence[float],
+    method: str = "isotonic",
+    folds: int = 5,
+    seed: int = 0,
+    n_bins: int = 10,
+) -> dict[str, Any]:
+    """ECE of the raw gauge and of the calibrated one, out of fold: every question's calibrated value
+    comes from a map fitted on the other folds. Folds are stratified by outcome so each sees both."""
+    import numpy as np
+
+    n = len(confidences)
+    if n != len(correct):
+        raise ValueError("confidences and correct must have the same length")
+    k = max(2, min(folds, n))
+    rng = np.random.default_rng(seed)
+    fold_of = np.empty(n, dtype=int)
+    t = np.asarray(correct, dtype=float)
+    for cls_ in (0.0, 1.0):
+        idx = np.flatnonzero(t == cls_)
+        rng.shuffle(idx)
+        fold_of[idx] = np.arange(len(idx)) % k
+    out_of_fold = np.empty(n)
+    conf = np.asarray(confidences, dtype=float)
+    for f in range(k):
+        test = fold_of == f
+        if not test.any():
+            continue
+        m = _fit(method, conf[~test], t[~test])
+        out_of_fold[test] = [m.apply(float(v)) for v in conf[test]]
+    calibrated = out_of_fold.tolist()
+    return {
+        "method": method,
+        "folds": k,
+        "n": n,
+        "ece_raw": expected_calibration_error(list(conf), list(t), n_bins),
+        "ece_calibrated": expected_calibration_error(calibrated, list(t), n_bins),
+        "bins_calibrated": [b.__dict__ for b in reliability_bins(calibrated, list(t), n_bins)],
+        "calibrated": calibrated,
+    }
+
+
+def fit_calibration(
+    confidences: Sequence[float],
+    correct: Sequence[float],
+    method: str = "isotonic",
+    fitted_on: str = "",
+    target: str = "",
+    folds: int = 5,
+) -> CalibrationMap:
+    """Fit the map on every labelled question, stamped with the cross-validated ECE before and after
+    (what a user can expect on questions it was not fitted on)."""
+    if len(confidences) < 2 * max(folds, 2):
+        raise ValueError(
+            f"calibrating needs at least {2 * max(folds, 2)} labelled questions, got {len(confidences)}"
+        )
+    if len(set(correct)) < 2:
+        raise ValueError(
+            "calibrating needs questions whose evidence was retrieved and questions whose evidence was not; "
+            "every question here had the same outcome"
+        )
+    cv = cross_validated_calibration(confidences, correct, method, folds)
+    fitted = _fit(method, confidences, correct)
+    return CalibrationMap(
+        method,
+        fitted.x,
+        fitted.y,
+        fitted.a,
+        fitted.b,
+        fitted_on,
+        target,
+        len(confidences),
+        cv["folds"],
+        cv["ece_raw"],
+        cv["ece_calibrated"],
+    )
+
+
+def calibrate_from_run(result: dict[str, Any], config_name: str, method: str = "isotonic") -> Any:
+    """The config of ``config_name`` in an evaluation run, with a calibration map fitted on that run's
+    questions (the raw gauge against the run's "correct"); returns ``(PipelineConfig, CalibrationMap)``.
+
+    Any labelled run will do: a BEIR or SQuAD set, a CSV over the user's collection, or the collection's
+    own labels. The map is stamped with the run and the cross-validated ECE before and after."""
+    from dataclasses import replace
+
+    from ragkit.config import PipelineConfig
+
+    configs = {c["name"]: c for c in result.get("configs", [])}
+    if config_name not in configs:
+        raise ValueError(f"the run has no config {config_name!r} (it has: {', '.join(configs) or 'none'})")
+    c = configs[config_name]
+    rows = [
+        v
+        for v in c["per_question"].values()
+        if v.get("confidence") is not None and v.get("evidence_retrieved") is not None
+    ]
+    conf = [float(v.get("confidence_raw", v["confidence"])) for v in rows]
+    correct = [float(v["evidence_retrieved"]) for v in rows]
+    fitted_on = (
+        f"{result.get('dataset_name') or result.get('dataset', '?')} (run {result.get('run_id', '?')}, "
+        f"dataset sha256 {str(result.get('dataset_hash', ''))[:12]})"
+    )
+    target = (c.get("calibration") or {}).get("correct_means", "")
+    cmap = fit_calibration(conf, correct, method, fitted_on, target)
+    config = PipelineConfig.from_dict(c["config"])
+    return replace(config, confidence_calibration=cmap.to_dict()), cmap

@@ -28,8 +28,24 @@ def metric_names(result: dict[str, Any]) -> list[str]:
     return list(result.get("metric_names") or result["configs"][0]["metrics"])
 
 
+#: run-level figures shown beside the per-question metrics (no paired test: not per question)
+SUMMARY_METRICS = (
+    "ece",
+    "judge_parse_failures",
+    "simpleqa_accuracy",
+    "simpleqa_attempted",
+    "simpleqa_accuracy_given_attempted",
+    "simpleqa_f_score",
+    "judge2_judge_parse_failures",
+)
+
+
 def lower_is_better(result: dict[str, Any], metric: str) -> bool:
-    return metric in set(result.get("lower_is_better", ())) or metric in ("ece", "judge_parse_failures")
+    return metric in set(result.get("lower_is_better", ())) or metric in (
+        "ece",
+        "judge_parse_failures",
+        "judge2_judge_parse_failures",
+    )
 
 
 def default_quality_metric(result: dict[str, Any]) -> str:
@@ -39,7 +55,9 @@ def default_quality_metric(result: dict[str, Any]) -> str:
 
 def metric_table(result: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per config: hash, every metric (rounded), ECE, latency p50/p95 and tokens."""
-    extra = [m for m in ("ece", "judge_parse_failures") if any(m in c["metrics"] for c in result["configs"])]
+    present = {m for c in result["configs"] for m in c["metrics"]}
+    second = sorted(m for m in present if m.startswith("judge2_") and m not in SUMMARY_METRICS)
+    extra = [m for m in SUMMARY_METRICS if m in present] + second
     rows = []
     for c in result["configs"]:
         row: dict[str, Any] = {"config": c["name"], "hash": c["hash"][:10]}
@@ -51,6 +69,27 @@ def metric_table(result: dict[str, Any]) -> list[dict[str, Any]]:
         if c.get("tokens"):
             row["tokens (prompt/completion)"] = f"{c['tokens']['prompt']}/{c['tokens']['completion']}"
         rows.append(row)
+    return rows
+
+
+def calibration_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per config: the gauge's ECE on this run and, out of fold, what an isotonic map would make of it."""
+    rows = []
+    for c in result["configs"]:
+        cal = c.get("calibration") or {}
+        cv = cal.get("cross_validated") or {}
+        rows.append(
+            {
+                "config": c["name"],
+                "gauge": "calibrated" if cal.get("calibrated_gauge") else "raw",
+                "questions": cal.get("n"),
+                "ECE": None if "ece" not in cal else round(cal["ece"], 4),
+                "5-fold ECE, raw": None if "ece_raw" not in cv else round(cv["ece_raw"], 4),
+                "5-fold ECE, isotonic": None
+                if "ece_calibrated" not in cv
+                else round(cv["ece_calibrated"], 4),
+            }
+        )
     return rows
 
 
@@ -176,13 +215,18 @@ def warnings(result: dict[str, Any]) -> list[str]:
             f"(aim for {SMALL_SET}+; a few hundred for differences of a few points)."
         )
     for c in result["configs"]:
-        fails = c["metrics"].get("judge_parse_failures")
-        if fails:
-            judged = c.get("counts", {}).get("judge_parse_failures", 0)
-            out.append(
-                f"{c['name']}: the judge's reply did not parse on {int(fails)} of {judged} answers; "
-                "those rows have no judge score."
-            )
+        for key, who in (("judge_parse_failures", "the judge"), ("judge2_judge_parse_failures", "judge 2")):
+            fails = c["metrics"].get(key)
+            if fails:
+                judged = c.get("counts", {}).get(key, 0)
+                if c.get("models", {}).get("judge_prompts"):
+                    what = f"for {int(fails)} metric scores over {judged} answers"
+                else:
+                    what = f"on {int(fails)} of {judged} answers"
+                out.append(
+                    f"{c['name']}: {who}'s reply did not parse {what}; those have no judge score "
+                    "(counted, not zeros)."
+                )
     small = {x["metric"] for x in result["comparisons"] if x.get("too_small") and x.get("differing", 0) > 0}
     if small:
         out.append(
@@ -283,14 +327,40 @@ def markdown_report(result: dict[str, Any]) -> str:
             calibrated[0]["calibration"]["correct_means"] + ".",
             "",
         ]
-        lines += ["| config | ECE | bins (mean confidence → accuracy, n) |", "|---|---|---|"]
+        lines += [
+            "| config | gauge | ECE | 5-fold ECE raw → isotonic | bins (mean confidence → accuracy, n) |",
+            "|---|---|---|---|---|",
+        ]
         for c in calibrated:
+            cal = c["calibration"]
             bins = "; ".join(
                 f"{b['mean_confidence']:.2f}→{b['accuracy']:.2f} ({b['count']})"
-                for b in c["calibration"]["bins"]
+                for b in cal["bins"]
                 if b["count"]
             )
-            lines.append(f"| {c['name']} | {c['calibration']['ece']:.4f} | {bins} |")
+            cv = cal.get("cross_validated")
+            cv_cell = f"{cv['ece_raw']:.4f} → {cv['ece_calibrated']:.4f}" if cv else "–"
+            gauge = "calibrated" if cal.get("calibrated_gauge") else "raw"
+            lines.append(f"| {c['name']} | {gauge} | {cal['ece']:.4f} | {cv_cell} | {bins} |")
+    judged = [c for c in result["configs"] if c.get("models", {}).get("judge_prompts")]
+    if judged:
+        m = judged[0]["models"]
+        lines += [
+            "",
+            "## Answer judge",
+            "",
+            f"Judge {m['judge']} · prompts sha256 {m['judge_prompts']} · metrics {m.get('judge_metrics', '')}"
+            + (f" · second judge {m['judge2']}" if m.get("judge2") else ""),
+        ]
+        agreeing = [c for c in judged if c.get("judge_agreement")]
+        if agreeing:
+            lines += ["", "| config | metric | agreement | n |", "|---|---|---|---|"]
+            for c in agreeing:
+                for metric, a in c["judge_agreement"].items():
+                    kind = "Cohen's κ" if "cohen_kappa" in a else "Spearman ρ"
+                    v = a.get("cohen_kappa", a.get("spearman"))
+                    cell = "–" if v is None else f"{kind} {v:.3f}"
+                    lines.append(f"| {c['name']} | {metric} | {cell} | {a['n']} |")
     stages = sorted({s for c in result["configs"] for s in c.get("stage_latency_ms", {})})
     if stages:
         lines += ["", "## Latency per stage (p50 / p95 ms)", ""]

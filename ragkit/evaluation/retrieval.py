@@ -10,7 +10,7 @@ import json
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from ragkit.evaluation.metrics import max_by_document, mean_metrics, per_query_m
 from ragkit.hashing import config_key
 from ragkit.ingest import ingest_documents, open_or_create
 from ragkit.retrievers.base import Retriever
-from ragkit.store import IndexStore, atomic_write
+from ragkit.store import IndexStore, atomic_write, copy_index
 from ragkit.types import Document
 
 Progress = Callable[[str, int, int], None]
@@ -38,8 +38,10 @@ def dataset_index(
     embedder: Any,
     root: str | Path = "indexes/.eval",
     progress: Progress | None = None,
+    store: dict[str, Any] | None = None,
 ) -> tuple[IndexStore, float, bool]:
-    """An index of ``documents`` for this chunker and model, built once and cached under ``root``.
+    """An index of ``documents`` for this chunker and model, built once and cached under ``root``
+    (``store``: where its vectors live, :func:`ragkit.vectorstores.store_spec`; default local files).
 
     The cache directory is named after the dataset, chunker, model and a hash of the documents'
     contents, so any change to the corpus builds a new index. Returns ``(store, build seconds, whether
@@ -48,24 +50,36 @@ def dataset_index(
     corpus_key = config_key([[d.doc_id, d.sha256] for d in documents])[:10]
     path = Path(root) / (
         f"{_slug(name)}-{chunker.name}-{chunker.key()}-{_slug(embedder.cache_key)}-{corpus_key}"
+        + (f"-{store['kind']}-{config_key(store)[:6]}" if store and store.get("kind") != "local" else "")
     )
     meta_path = path / "eval_build.json"
     if IndexStore.exists(path) and meta_path.is_file():
         meta = json.loads(meta_path.read_text())
         return IndexStore.open(path, model_id=embedder.model_id), float(meta["build_s"]), True
     t = time.perf_counter()
-    store, chunker = open_or_create(path, embedder, chunker)
-    report = ingest_documents(store, [(d.source, d) for d in documents], chunker, embedder, progress)
+    local = (
+        Path(str(path).rsplit(f"-{store['kind']}-", 1)[0]) if store and store.get("kind") != "local" else None
+    )
+    if local is not None and IndexStore.exists(local) and not IndexStore.exists(path):
+        # the same corpus, chunker and model is indexed locally: copy its vectors, do not embed again
+        index = copy_index(local, path, store)
+        build_s = time.perf_counter() - t
+        meta = {"build_s": build_s, "documents": len(documents), "chunks": len(index.chunks),
+                "copied_from": str(local), "ragkit_version": __version__}  # fmt: skip
+        atomic_write(meta_path, lambda f: json.dump(meta, f, indent=2))
+        return index, build_s, False
+    index, chunker = open_or_create(path, embedder, chunker, store)
+    report = ingest_documents(index, [(d.source, d) for d in documents], chunker, embedder, progress)
     build_s = time.perf_counter() - t
     meta = {
         "build_s": build_s,
         "documents": len(documents),
-        "chunks": len(store.chunks),
+        "chunks": len(index.chunks),
         "new_embeddings": report.totals()["new_embeddings"],
         "ragkit_version": __version__,
     }
     atomic_write(meta_path, lambda f: json.dump(meta, f, indent=2))
-    return store, build_s, False
+    return index, build_s, False
 
 
 def evaluate_retrieval(
@@ -113,3 +127,31 @@ def latency_summary(latencies_ms: list[float]) -> dict[str, float]:
 def query_order(qid: str) -> tuple[int, str]:
     """Sort key for query ids: numeric ids in numeric order, others after them, by text."""
     return (int(qid), qid) if qid.isdigit() else (10**12, qid)
+
+
+def ann_recall(
+    store: Any, embedder: Any, queries: Sequence[str], dense: dict[str, Any], k: int = 10
+) -> dict[str, float]:
+    """How much of the exact dense top-``k`` an approximate (HNSW) index finds, averaged over queries:
+    ``recall@k`` vs ``IndexFlatIP`` on the same vectors, plus both per-query search times (p50 ms)."""
+    from ragkit.retrievers.dense import DenseRetriever
+
+    exact = DenseRetriever(store, embedder, index="flat")
+    approx = DenseRetriever(store, embedder, **{**dense, "index": "hnsw"})
+    exact.warm_up()
+    approx.warm_up()
+    overlaps, t_exact, t_approx = [], [], []
+    for q in queries:
+        embedder.embed_query(q)  # the query vector is shared: only the search is timed
+        t = time.perf_counter()
+        a = {h.chunk_id for h in exact.search(q, k)}
+        t_exact.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        b = {h.chunk_id for h in approx.search(q, k)}
+        t_approx.append((time.perf_counter() - t) * 1000)
+        overlaps.append(len(a & b) / max(len(a), 1))
+    return {
+        f"ann_recall@{k}": statistics.fmean(overlaps) if overlaps else 0.0,
+        "exact_p50_ms": statistics.median(t_exact) if t_exact else 0.0,
+        "hnsw_p50_ms": statistics.median(t_approx) if t_approx else 0.0,
+    }

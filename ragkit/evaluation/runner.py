@@ -35,11 +35,20 @@ from typing import Any
 
 from ragkit import __version__
 from ragkit.chunkers import make_chunker
+from ragkit.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
 from ragkit.config import PipelineConfig
 from ragkit.embeddings import Embedder
 from ragkit.errors import RagkitError
+from ragkit.evaluation.answer_metrics import RAGAS_METRICS, cohen_kappa, simpleqa_summary, spearman
 from ragkit.evaluation.answers import contains_gold, exact_match, token_f1
-from ragkit.evaluation.calibration import expected_calibration_error, reliability_bins, risk_coverage
+from ragkit.evaluation.calibration import (
+    CalibrationMap,
+    cross_validated_calibration,
+    expected_calibration_error,
+    reliability_bins,
+    risk_coverage,
+)
+from ragkit.evaluation.citations_check import CHECK_MODEL, check_answer
 from ragkit.evaluation.datasets import (
     BeirDataset,
     LabelledQuestion,
@@ -67,9 +76,19 @@ GOLD_METRICS = ("gold_ndcg@10", "gold_recall@10", "gold_mrr@10")
 ANSWER_METRICS = ("contains_gold", "f1", "exact_match")
 ABSTENTION_METRICS = ("false_abstention", "idk_when_absent")
 JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
+CITATION_METRICS = ("citation_precision", "citation_recall")
+#: RAGAS-style metrics and SimpleQA's per-question grade (1 = CORRECT), from an AnswerJudge
+ANSWER_JUDGE_METRICS = (*RAGAS_METRICS, "simpleqa_correct")
 #: every per-question metric, in table order
 PER_QUESTION_METRICS = (
-    BEIR_METRICS + EVIDENCE_METRICS + GOLD_METRICS + ANSWER_METRICS + ABSTENTION_METRICS + JUDGE_METRICS
+    BEIR_METRICS
+    + EVIDENCE_METRICS
+    + GOLD_METRICS
+    + ANSWER_METRICS
+    + ABSTENTION_METRICS
+    + CITATION_METRICS
+    + ANSWER_JUDGE_METRICS
+    + JUDGE_METRICS
 )
 LOWER_IS_BETTER = frozenset({"false_abstention"})  # abstaining when the evidence is there is a miss
 CALIBRATION_MEANING = (
@@ -274,6 +293,37 @@ class ConfigRun:
     tokens: dict[str, Any] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)  # metric -> questions it is defined on
     models: dict[str, str] = field(default_factory=dict)
+    judge_agreement: dict[str, Any] = field(default_factory=dict)  # metric -> spearman/kappa and n
+
+
+def calibration_summary(per_q: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The gauge's reliability on this run (ECE, bins, risk-coverage) and, for the raw gauge, the
+    cross-validated ECE an isotonic calibration would reach (fitted on 4 folds, scored on the 5th)."""
+    judged = [
+        v
+        for v in per_q.values()
+        if v.get("confidence") is not None and v.get("evidence_retrieved") is not None
+    ]
+    if not judged:
+        return None
+    conf = [v["confidence"] for v in judged]
+    corr = [v["evidence_retrieved"] for v in judged]
+    out: dict[str, Any] = {
+        "correct_means": CALIBRATION_MEANING,
+        "ece": expected_calibration_error(conf, corr),
+        "bins": [b.__dict__ for b in reliability_bins(conf, corr)],
+        "risk_coverage": risk_coverage(conf, corr),
+        "n": len(conf),
+        "calibrated_gauge": any(
+            "confidence_raw" in v and v["confidence_raw"] != v["confidence"] for v in judged
+        ),
+    }
+    raw = [v.get("confidence_raw", v["confidence"]) for v in judged]
+    if len(raw) >= 20 and 0 < sum(corr) < len(corr):
+        cv = cross_validated_calibration(raw, corr, "isotonic", 5)
+        out["cross_validated"] = {k: cv[k] for k in ("method", "folds", "n", "ece_raw", "ece_calibrated")}
+        out["cross_validated"]["bins_calibrated"] = cv["bins_calibrated"]
+    return out
 
 
 def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
@@ -334,6 +384,11 @@ class BeirRunner:
         self.retriever.search("warm up", 1)
         self.run: dict[str, dict[str, float]] = {}
         self.lat: dict[str, float] = {}
+        self.conf: dict[str, tuple[float, float, float]] = {}  # qid -> (gauge, raw gauge, evidence in top-k)
+        self.conf_cfg = ConfidenceConfig(threshold=config.confidence_threshold)
+        self.calibration = (
+            CalibrationMap.from_dict(config.confidence_calibration) if config.confidence_calibration else None
+        )
 
     def items(self, limit: int | None) -> list[str]:
         return sorted(self.ds.queries, key=query_order)[: limit or None]
@@ -344,6 +399,17 @@ class BeirRunner:
         hits = self.retriever.search(self.ds.queries[qid], self.depth)
         self.lat[qid] = (time.perf_counter() - t) * 1000
         self.run[qid] = max_by_document([(h.chunk.doc_id, h.score) for h in hits], 100)
+        # the gauge on the chunks an LLM would get, and whether they hold a relevant document
+        top = hits[: self.config.top_k]
+        conf = retrieval_confidence(top, self.conf_cfg)
+        if self.calibration is not None:
+            conf = apply_calibration(conf, self.calibration, self.conf_cfg)
+        relevant = {d for d, g in self.ds.qrels.get(qid, {}).items() if g > 0}
+        self.conf[qid] = (
+            conf.value,
+            conf.inputs.get("raw_value", conf.value),
+            float(any(h.chunk.doc_id in relevant for h in top)),
+        )
 
     def finish(self) -> ConfigRun:
         qids = list(self.run)
@@ -354,14 +420,25 @@ class BeirRunner:
                 intent=classify_intent(self.ds.queries[qid]),
                 latency_ms=self.lat[qid],
                 top_documents=list(self.run[qid])[:10],
+                confidence=self.conf[qid][0],
+                confidence_raw=self.conf[qid][1],
+                evidence_retrieved=self.conf[qid][2],
             )
         metrics, counts = _aggregate(per_q, BEIR_METRICS)
+        calibration = calibration_summary(per_q)
+        if calibration is not None:
+            calibration["correct_means"] = (
+                f"correct = a relevant document is among the top {self.config.top_k} chunks "
+                "(what the LLM gets)"
+            )
+            metrics["ece"] = calibration["ece"]
         lat = latency_summary(list(self.lat.values()))
         return ConfigRun(
             self.config,
             per_q,
             metrics,
             lat,
+            calibration,
             stage_latency_ms={"retrieve": lat},
             counts=counts,
             models={"embedding": self.emb.model_id},
@@ -382,9 +459,19 @@ class QuestionRunner:
         api_key: str | None = None,
         judge: Any = None,
         llm: Any = None,
+        judge2: Any = None,
+        judge_metrics: Sequence[str] = (),
+        cite_decide: Any = None,
     ) -> None:
         self.qset, self.config, self.judge = qset, config, judge
+        self.judge2, self.judge_metrics, self.cite_decide = judge2, tuple(judge_metrics), cite_decide
         store, self.emb = index_for(qset, config, embedders, index_root, progress)
+        if CHECK_MODEL not in embedders:
+            embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
+        self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)
+        for j in (judge, judge2):
+            if j is not None and hasattr(j, "embedder") and j.embedder is None:
+                j.embedder = self.emb  # answer relevancy and correctness use the pipeline's model
         self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=api_key)
         self.load_ms = self.pipe.warm_up()  # model loading is not any question's latency
         self.per_q: dict[str, dict[str, Any]] = {}
@@ -411,6 +498,9 @@ class QuestionRunner:
             answer=ans.text,
             abstained=ans.abstained,
             confidence=ans.confidence.value if ans.confidence else None,
+            confidence_raw=(
+                ans.confidence.inputs.get("raw_value", ans.confidence.value) if ans.confidence else None
+            ),
             hits=[
                 {
                     "rank": h.rank,
@@ -455,12 +545,19 @@ class QuestionRunner:
             row["evidence_retrieved"] = float(any(u in rel for u in self.runs[q.qid]))
         elif q.answers:
             row["evidence_retrieved"] = contains_gold(" ".join(c.text for c in chunks), q.answers)
-        if self.judge is not None and answered:
+        if answered:
+            check = check_answer(ans, self.check_emb, self.cite_decide)
+            row["citation_precision"], row["citation_recall"] = check.precision, check.recall
+            row["citations_unsupported"] = check.unsupported
+        if self.judge is not None and hasattr(self.judge, "judge") and answered:  # the 1-5 grades
             j = self.judge.judge(q.question, [c.text for c in chunks], ans.text)
             row["judge_faithfulness"], row["judge_relevance"] = j.faithfulness, j.relevance
             row["judge_parsed"] = j.parsed
             if not j.parsed:
                 row["judge_raw"] = j.raw[:500]
+        for prefix, judge in (("", self.judge), ("judge2_", self.judge2)):
+            if judge is not None and hasattr(judge, "score"):
+                self._judge_answer(row, prefix, judge, q, ans, [c.text for c in chunks])
         for stage, ms in ans.timings_ms.items():
             self.stage_times.setdefault(stage, []).append(ms)
         if ans.prompt_tokens is not None:
@@ -469,6 +566,78 @@ class QuestionRunner:
             self.tokens["completion"] += ans.completion_tokens or 0
         self.per_q[q.qid] = row
         self.asked.append(q)
+
+    def _judge_answer(
+        self, row: dict[str, Any], prefix: str, judge: Any, q: LabelledQuestion, ans: Any, contexts: list[str]
+    ) -> None:
+        """The configured RAGAS-style metrics and SimpleQA grade of one answer by one judge. An abstention
+        is NOT_ATTEMPTED without asking; faithfulness and relevancy are not defined for it, while the
+        context metrics (about retrieval) still are."""
+        reference = q.answers[0] if q.answers else None
+        failures: list[str] = []
+        details: dict[str, Any] = {}
+        for m in self.judge_metrics:
+            if ans.abstained and m in ("faithfulness", "answer_relevancy", "answer_correctness"):
+                continue
+            if m == "simpleqa" and reference and ans.abstained:
+                row[f"{prefix}simpleqa_grade"], row[f"{prefix}simpleqa_correct"] = "NOT_ATTEMPTED", 0.0
+                continue
+            if m in ("context_precision", "context_recall") and not contexts:
+                continue
+            score = judge.score(m, q.question, ans.text, contexts, reference)
+            if score is None:
+                continue
+            if not score.parsed:
+                failures.append(m)
+            if m == "simpleqa":
+                row[f"{prefix}simpleqa_grade"] = score.detail.get("grade")
+                row[f"{prefix}simpleqa_correct"] = score.value
+            else:
+                row[f"{prefix}{m}"] = score.value
+            details[m] = score.detail
+        row[f"{prefix}judge_failures"] = failures
+        row[f"{prefix}judge_detail"] = details
+
+    def _judge_summary(self, metrics: dict[str, float], counts: dict[str, int]) -> dict[str, Any]:
+        """Parse failures, SimpleQA's summary and, with two judges, their agreement per metric."""
+        per_q = self.per_q
+        out: dict[str, Any] = {}
+        for prefix, judge in (("", self.judge), ("judge2_", self.judge2)):
+            if judge is None or not hasattr(judge, "score"):
+                continue
+            rows = [v for v in per_q.values() if f"{prefix}judge_failures" in v]
+            metrics[f"{prefix}judge_parse_failures"] = float(
+                sum(len(v[f"{prefix}judge_failures"]) for v in rows)
+            )
+            counts[f"{prefix}judge_parse_failures"] = len(rows)
+            grades = [
+                v[f"{prefix}simpleqa_grade"] for v in per_q.values() if v.get(f"{prefix}simpleqa_grade")
+            ]
+            for k, val in simpleqa_summary(grades).items():
+                metrics[f"{prefix}simpleqa_{k}"] = val
+                counts[f"{prefix}simpleqa_{k}"] = len(grades)
+        if self.judge2 is not None and hasattr(self.judge2, "score"):
+            m2, c2 = _aggregate(per_q, [f"judge2_{m}" for m in ANSWER_JUDGE_METRICS])
+            metrics.update(m2)
+            counts.update(c2)
+            for m in self.judge_metrics:
+                if m == "simpleqa":
+                    pairs = [
+                        (v["simpleqa_grade"], v["judge2_simpleqa_grade"])
+                        for v in per_q.values()
+                        if v.get("simpleqa_grade") and v.get("judge2_simpleqa_grade")
+                    ]
+                    kappa = cohen_kappa([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None
+                    out[m] = {"cohen_kappa": kappa, "n": len(pairs)}
+                    continue
+                pairs = [
+                    (v[m], v[f"judge2_{m}"])
+                    for v in per_q.values()
+                    if v.get(m) is not None and v.get(f"judge2_{m}") is not None
+                ]
+                rho = spearman([a for a, _ in pairs], [b for _, b in pairs]) if pairs else None
+                out[m] = {"spearman": rho, "n": len(pairs)}
+        return out
 
     def finish(self) -> ConfigRun:
         per_q, config, judge = self.per_q, self.config, self.judge
@@ -481,24 +650,11 @@ class QuestionRunner:
             for qid, vals in per_query_metrics(qrels, self.gold_runs, RETRIEVAL_METRICS).items():
                 per_q[qid].update({f"gold_{k}": v for k, v in vals.items()})
         metrics, counts = _aggregate(per_q, PER_QUESTION_METRICS)
-        judged = [
-            v
-            for v in per_q.values()
-            if v["confidence"] is not None and v.get("evidence_retrieved") is not None
-        ]
-        conf = [v["confidence"] for v in judged]
-        corr = [v["evidence_retrieved"] for v in judged]
-        calibration = None
-        if conf:
-            calibration = {
-                "correct_means": CALIBRATION_MEANING,
-                "ece": expected_calibration_error(conf, corr),
-                "bins": [b.__dict__ for b in reliability_bins(conf, corr)],
-                "risk_coverage": risk_coverage(conf, corr),
-                "n": len(conf),
-            }
+        calibration = calibration_summary(per_q)
+        if calibration is not None:
             metrics["ece"] = calibration["ece"]
-        if judge is not None:
+        agreement = self._judge_summary(metrics, counts)
+        if judge is not None and hasattr(judge, "judge"):
             judged_q = [v for v in per_q.values() if "judge_parsed" in v]
             metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged_q))
             counts["judge_parse_failures"] = len(judged_q)
@@ -511,6 +667,13 @@ class QuestionRunner:
             models["reranker"] = config.rerank_model
         if judge is not None:
             models["judge"] = judge.model_id
+            if hasattr(judge, "prompts_hash"):
+                models["judge_prompts"] = judge.prompts_hash()
+                models["judge_metrics"] = ",".join(self.judge_metrics)
+        if self.judge2 is not None:
+            models["judge2"] = self.judge2.model_id
+        if self.cite_decide is not None:
+            models["citation_check"] = "llm"
         stage = {s: latency_summary(v) for s, v in self.stage_times.items()}
         stage["load (once)"] = {"p50": self.load_ms, "p95": self.load_ms, "mean": self.load_ms}
         return ConfigRun(
@@ -523,6 +686,7 @@ class QuestionRunner:
             self.tokens if self.tokens["reported"] else {},
             counts,
             models,
+            agreement,
         )
 
 
@@ -568,12 +732,26 @@ def evaluate_configs(
     api_key: str | None = None,
     judge: Any = None,
     embedders: dict | None = None,
+    judge2: Any = None,
+    judge_metrics: Sequence[str] = (),
+    cite_decide: Any = None,
 ) -> dict[str, Any]:
     """Run every config over the question set and compare every pair on every per-question metric.
 
     ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
-    ``api_key`` is a Groq key used in memory only; ``judge`` an :class:`~ragkit.evaluation.judge.LLMJudge`.
+    ``api_key`` is a Groq key used in memory only. ``judge`` is an
+    :class:`~ragkit.evaluation.answer_metrics.AnswerJudge` scoring ``judge_metrics`` (RAGAS-style names and
+    ``simpleqa``), or the older 1-5 :class:`~ragkit.evaluation.judge.LLMJudge`; ``judge2`` a second
+    AnswerJudge scoring the same metrics, for agreement. ``cite_decide`` replaces the offline citation
+    check with an LLM's (see :func:`~ragkit.evaluation.citations_check.llm_support`).
     """
+    from ragkit.evaluation.answer_metrics import ALL_METRICS
+
+    unknown = [m for m in judge_metrics if m not in ALL_METRICS]
+    if unknown:
+        raise RagkitError(f"unknown judge metrics {unknown}; choose from {', '.join(ALL_METRICS)}")
+    if judge_metrics and judge is None:
+        raise RagkitError("judge metrics need a judge (--judge groq|ollama|openai)")
     if not 1 <= len(configs) <= 5:
         raise RagkitError(f"evaluate 1 to 5 configs at a time, got {len(configs)}")
     names = [c.name for c in configs]
@@ -589,7 +767,18 @@ def evaluate_configs(
         runners: list[Any] = [BeirRunner(qset, c, embedders, index_root, progress) for c in configs]
     else:
         runners = [
-            QuestionRunner(qset, c, embedders, index_root, progress, api_key=api_key, judge=judge)
+            QuestionRunner(
+                qset,
+                c,
+                embedders,
+                index_root,
+                progress,
+                api_key=api_key,
+                judge=judge,
+                judge2=judge2,
+                judge_metrics=judge_metrics,
+                cite_decide=cite_decide,
+            )
             for c in configs
         ]
     runs = run_interleaved(runners, limit, progress)
@@ -643,6 +832,7 @@ def evaluate_configs(
                 "stage_latency_ms": r.stage_latency_ms,
                 "tokens": r.tokens,
                 "calibration": r.calibration,
+                "judge_agreement": r.judge_agreement,
                 "per_question": r.per_question,
             }
             for r in runs

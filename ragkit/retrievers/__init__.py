@@ -21,6 +21,7 @@ def build_retriever(
     embedder: Any,
     *,
     bm25: dict[str, Any] | None = None,
+    dense: dict[str, Any] | None = None,
     hybrid: dict[str, Any] | None = None,
     rerank: bool = False,
     rerank_model: str | None = None,
@@ -34,7 +35,7 @@ def build_retriever(
     if name not in RETRIEVERS:
         RETRIEVERS.get(name)  # raises the error listing the valid names
     if name == "dense":
-        retriever: Retriever = DenseRetriever(store, embedder)
+        retriever: Retriever = DenseRetriever(store, embedder, **(dense or {}))
     elif name == "bm25":
         retriever = BM25Retriever(store, embedder, **(bm25 or {}))
     elif name == "hybrid":
@@ -44,7 +45,7 @@ def build_retriever(
         retriever = HybridRetriever(
             {
                 "bm25": BM25Retriever(store, embedder, **(bm25 or {})),
-                "dense": DenseRetriever(store, embedder),
+                "dense": DenseRetriever(store, embedder, **(dense or {})),
             },
             **opts,
         )
@@ -66,7 +67,13 @@ def retriever_from_config(
         config.retriever,
         store,
         embedder,
-        bm25={"k1": config.bm25_k1, "b": config.bm25_b, "language": config.bm25_language},
+        bm25={
+            "k1": config.bm25_k1,
+            "b": config.bm25_b,
+            "language": config.bm25_language,
+            "engine": config.bm25_engine,
+        },
+        dense={"index": config.dense_index, "hnsw_m": config.hnsw_m, "hnsw_ef_search": config.hnsw_ef_search},
         hybrid={
             "k": config.rrf_k,
             "depth": config.hybrid_depth,

@@ -1,17 +1,22 @@
-"""Lexical retrieval with rank-bm25's ``BM25Okapi`` over analysed chunk text.
+"""Lexical retrieval: BM25 over analysed chunk text, on one of two engines.
 
-The idf is Lucene's, ``log(1 + (N - n + 0.5) / (n + 0.5))``, instead of rank-bm25's Okapi idf
-``log((N - n + 0.5) / (n + 0.5))``: the latter is zero or negative for any term found in half the chunks
-or more, so on a small collection (a handful of uploaded pages) real matches score <= 0 and vanish.
-Lucene's form is always positive and is what Anserini's BEIR baselines use.
+- ``bm25s`` (default): bm25s's eager sparse index (``method="lucene"``), scored in a few sparse-array
+  operations per query instead of a Python loop over every chunk. Its state is saved next to the index
+  (``<index>/bm25/``, bm25s's own ``.npy``/JSON files, never pickle) and reused while the index is at the
+  same generation; a stale or missing state is rebuilt from the stored chunks.
+- ``rank_bm25``: rank-bm25's ``BM25Okapi``, the reference engine, rebuilt in memory on first search.
 
-The BM25 state is rebuilt from the stored chunks on first search (and after the index changes) rather
-than persisted: ``bench/retrieval_latency.py`` measures the rebuild (see BENCHMARKS.md), and it is fast
-enough that a second on-disk format is not worth its staleness risk.
+Both use the same analyzer, ``k1``/``b`` and Lucene's idf, ``log(1 + (N - n + 0.5) / (n + 0.5))``
+(rank-bm25's Okapi idf is zero or negative for a term found in half the chunks or more, so on a small
+collection real matches would vanish). bm25s's Lucene scores are the classic ones divided by ``k1 + 1``:
+ragkit multiplies them back, so both engines report the same score for the same chunk (parity test in
+``tests/unit/test_bm25_engines.py``, figures in BENCHMARKS.md).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from typing import Any
 
 import numpy as np
@@ -21,6 +26,8 @@ from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import Timings, timed, top_indices
 from ragkit.store import IndexStore
 from ragkit.types import Hit
+
+logger = logging.getLogger(__name__)
 
 
 class BM25Retriever:
@@ -32,6 +39,7 @@ class BM25Retriever:
         k1, b: BM25 term-frequency saturation and length normalisation.
         stemmer: a PyStemmer algorithm name (``"english"`` = Snowball, ``"porter"``) or ``None``.
         language: one of the analyzer's languages (German, French, …): its stemmer and stop words.
+        engine: ``"bm25s"`` (fast, persisted) or ``"rank_bm25"`` (the reference).
     """
 
     name = "bm25"
@@ -44,9 +52,13 @@ class BM25Retriever:
         b: float = 0.4,
         stemmer: str | None = "english",
         language: str | None = None,
+        engine: str = "bm25s",
     ) -> None:
         if k1 < 0 or not 0 <= b <= 1:
             raise ConfigError(f"bm25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        if engine not in BM25_ENGINES:
+            raise ConfigError(f"bm25 engine must be one of {', '.join(BM25_ENGINES)}, got {engine!r}")
+        self.engine = engine
         self.store = store
         self.embedder = embedder
         self.k1, self.b = k1, b
@@ -56,12 +68,17 @@ class BM25Retriever:
         self._generation = -1
 
     def build(self):
-        """(Re)build the BM25 statistics from the store's chunks; returns the ``BM25Okapi``."""
-        if self._bm25 is None or self._generation != self.store.generation:
-            corpus = [self.analyzer(c.text) for c in self.store.chunks]
-            # rank-bm25 divides by the average length: an empty or all-stop-word corpus has none
-            self._bm25 = _okapi_class()(corpus, k1=self.k1, b=self.b) if any(corpus) else None
-            self._generation = self.store.generation
+        """(Re)build the BM25 state for the store's current chunks (bm25s: load it from the index when
+        it was saved for this generation); returns the engine object, or None for an empty corpus."""
+        version = (self.store.generation, getattr(self.store, "changes", 0))
+        if self._bm25 is None or self._generation != version:
+            if self.engine == "bm25s":
+                self._bm25 = _Bm25sIndex.for_store(self.store, self.analyzer, self.k1, self.b)
+            else:
+                corpus = [self.analyzer(c.text) for c in self.store.chunks]
+                # rank-bm25 divides by the average length: an empty or all-stop-word corpus has none
+                self._bm25 = _okapi_class()(corpus, k1=self.k1, b=self.b) if any(corpus) else None
+            self._generation = version
         return self._bm25
 
     def warm_up(self) -> None:
@@ -96,6 +113,84 @@ class BM25Retriever:
         ]
 
 
+BM25_ENGINES = ("bm25s", "rank_bm25")
+
+
+class _Bm25sIndex:
+    """bm25s's index behind rank-bm25's ``get_scores(terms)``, with classic (rank-bm25) score scale."""
+
+    def __init__(self, model: Any, k1: float) -> None:
+        self.model, self.scale = model, k1 + 1.0
+
+    def get_scores(self, terms: list[str]) -> np.ndarray:
+        ids = self.model.get_tokens_ids(terms)
+        if not ids:
+            return np.zeros(self.model.scores["num_docs"], dtype=np.float64)
+        return np.asarray(self.model.get_scores_from_ids(ids), dtype=np.float64) * self.scale
+
+    @classmethod
+    def for_store(cls, store: IndexStore, analyzer: Analyzer, k1: float, b: float) -> _Bm25sIndex | None:
+        import bm25s
+
+        # bm25s sets its own logger to DEBUG on import, which prints "Building index" on every CLI run
+        logging.getLogger("bm25s").setLevel(max(logger.getEffectiveLevel(), logging.INFO))
+
+        n = len(store.chunks)
+        cache = _state_dir(store, analyzer, k1, b)
+        if cache is not None and (cache / "params.index.json").is_file():
+            try:
+                model = bm25s.BM25.load(str(cache), allow_pickle=False)
+                if int(model.scores["num_docs"]) == n:
+                    return cls(model, k1)
+            except (OSError, ValueError, KeyError) as e:  # a damaged state is rebuilt, not trusted
+                logger.warning("bm25 state in %s is unreadable (%s); rebuilding it", cache, e)
+        corpus = [analyzer(c.text) for c in store.chunks]
+        if not any(corpus):
+            return None
+        model = bm25s.BM25(k1=k1, b=b, method="lucene")
+        model.index(corpus, show_progress=False)
+        if cache is not None:
+            _save_state(model, cache)
+        return cls(model, k1)
+
+
+def _state_dir(store: IndexStore, analyzer: Analyzer, k1: float, b: float) -> Any:
+    """Where the bm25s state of this store generation lives, or None when it cannot be saved (an index
+    not on disk, or chunks added or removed in memory since the last save)."""
+    from pathlib import Path
+
+    from ragkit.hashing import config_key
+
+    path = getattr(store, "path", None)
+    if path is None or getattr(store, "changes", 0) or not (Path(path) / "manifest.json").is_file():
+        return None
+    spec = {**analyzer.spec(), "stop_words": sorted(analyzer.stop_words)}
+    key = config_key({"analyzer": spec, "k1": k1, "b": b, "engine": "bm25s-lucene"})[:12]
+    return Path(path) / "bm25" / f"{key}-g{store.generation:06d}"
+
+
+def _save_state(model: Any, target: Any) -> None:
+    """Save to a temp directory, then rename it into place (a reader never sees half a state); drop
+    this key's states of older generations. Failures only cost a rebuild next time."""
+    import shutil
+    import tempfile
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = tempfile.mkdtemp(dir=target.parent, prefix=".tmp-")
+        model.save(tmp, show_progress=False, allow_pickle=False)
+        try:
+            os.rename(tmp, target)
+        except OSError:  # another process saved the same state first
+            shutil.rmtree(tmp, ignore_errors=True)
+        key = target.name.rsplit("-g", 1)[0]
+        for old in target.parent.glob(f"{key}-g*"):
+            if old != target and old.name < target.name:
+                shutil.rmtree(old, ignore_errors=True)
+    except OSError as e:
+        logger.info("bm25 state not saved in %s (%s); it will be rebuilt when needed", target, e)
+
+
 _OKAPI = None
 
 
@@ -125,4 +220,4 @@ def cosines(
         return None
     with timed(timings, "embed_query"):
         q = embedder.embed_query(query)
-    return [float(x) for x in store.vectors[rows] @ q]
+    return [float(x) for x in store.vectors_at(rows) @ q]

@@ -147,3 +147,54 @@ def test_errors_are_messages(app, tmp_path):
     at.multiselect(key="eval_configs").set_value(["A", "bm25"]).run()
     button(at, "Run evaluation").click().run()
     assert "has no labelled questions yet" in texts(at.error)
+
+
+CALIBRATION_SET = [
+    (QUESTION, "Sholes"),
+    ("When did IBM introduce the electric typewriter?", "1935"),
+    ("What did the IBM MT/ST combine?", "magnetic tape"),
+    ("Which company made the Wang 1200?", "Wang"),
+    ("What operating system was WordStar developed for?", "CP/M"),
+    ("When did Microsoft launch Word for MS-DOS?", "1983"),
+    ("Which word processor was popular among legal professionals?", "WordPerfect"),
+    ("Which open-source office suites emerged in the 2000s?", "LibreOffice"),
+    ("What is the boiling point of liquid nitrogen on Mars?", ""),
+    ("Who won the 1998 football world cup?", ""),
+    ("What is the airspeed of an unladen swallow?", ""),
+    ("How many moons does Neptune have?", ""),
+]
+
+
+def test_judge_options_and_calibrating_the_gauge_from_a_run(app, tmp_path):
+    """The judge panel offers every backend and metric; a run shows each gauge's cross-validated ECE;
+    "Fit on this run and apply" puts a calibrated config into the sidebar, which says what it was fitted
+    on; "Use the raw gauge" takes it out again."""
+    p = tmp_path / "cal.csv"
+    p.write_text(
+        "question,gold_answer\n" + "".join(f'"{q}","{a}"\n' for q, a in CALIBRATION_SET), encoding="utf-8"
+    )
+    at = open_evaluate(app)
+    assert at.selectbox(key="eval_judge_backend").options == ["groq", "ollama", "openai", "local"]
+    assert "simpleqa" in at.multiselect(key="eval_judge_metrics").options
+    at.radio(key="eval_source").set_value("path").run()
+    at.text_input(key="eval_path").set_value(str(p)).run()
+    button(at, "Run evaluation").click().run()
+    assert not at.exception, at.exception
+    result = at.session_state["eval_result"]
+    cal = [c["calibration"] for c in result["configs"]]
+    assert all(c["n"] == len(CALIBRATION_SET) for c in cal)
+    assert "Calibrate the confidence gauge" in texts(at.markdown)
+    at.selectbox(key="eval_cal_config").set_value("A")
+    at.radio(key="eval_cal_side").set_value("B")
+    button(at, "Fit on this run and apply").click().run()
+    assert not at.exception, at.exception
+    b = at.session_state["configs"]["B"]
+    assert b.confidence_calibration["n"] == len(CALIBRATION_SET)
+    assert b.confidence_calibration["fitted_on"].startswith("cal")
+    assert "Config B now uses a gauge calibrated (isotonic)" in texts(at.success)
+    # the sidebar shows config B: its gauge says it is calibrated, and can go back to raw
+    at.sidebar.radio(key="editing").set_value("B").run()
+    assert "Gauge calibrated (isotonic) on cal" in texts(at.sidebar.caption)
+    next(x for x in at.sidebar.button if x.label == "Use the raw gauge").click().run()
+    assert at.session_state["configs"]["B"].confidence_calibration is None
+    assert "Gauge not calibrated" in texts(at.sidebar.caption)

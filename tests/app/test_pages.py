@@ -47,6 +47,9 @@ def test_ask_page_answers_with_citations_and_gauge(app):
     assert 'href="#cite-' in answer and ">[1]</a>" in answer
     assert "[1] docling_multi_page.pdf · page" in answer and "<mark>" in answer
     assert len(app.get("plotly_chart")) >= 2  # gauge + latency
+    # every citation is checked against its sentence (offline)
+    notes = texts(app.chat_message[1].caption) + texts(app.chat_message[1].warning)
+    assert "Citation check (offline: sentence embedding, word overlap and key terms)" in notes
 
 
 def test_ask_before_any_upload_says_so(monkeypatch, tmp_path):
@@ -223,3 +226,27 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     next(b for b in again.button if b.label == "New chat").click().run()
     assert not again.chat_message  # a fresh chat; the old one is kept and listed
     assert "Chat" in {s.label for s in again.selectbox}  # the earlier chat can be reopened
+
+
+def test_a_collection_created_with_its_vectors_in_embedded_qdrant_answers(app, evaldata):
+    """The sidebar's store choice: a collection whose indexes keep their vectors in Qdrant's embedded
+    engine is indexed and answers like any other (and says where its vectors are)."""
+    import os
+
+    app.run()
+    app.sidebar.text_input[0].set_value("vq")
+    next(s for s in app.sidebar.selectbox if s.label == "Vectors in").set_value("Qdrant, embedded")
+    next(b for b in app.sidebar.button if b.label == "Create").click().run()
+    assert not app.exception, app.exception
+    root = Path(os.environ["RAGKIT_INDEX_ROOT"])
+    c = Collection("vq", root)
+    assert c.store == {"kind": "qdrant"}
+    assert "Vectors in Qdrant embedded (qdrant-edge)" in texts(app.sidebar.caption)
+    pdf = evaldata / "pdfs" / "docling_multi_page.pdf"
+    c.add_files([(pdf.name, pdf.read_bytes())])
+    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.chat_input[0].set_value(QUESTION).run()
+    assert not app.exception, app.exception
+    assert "Sholes" in texts(app.chat_message[1].markdown)
+    indexes = list((c.path / "indexes").iterdir())
+    assert indexes and all((p / "qdrant").is_dir() and not list(p.glob("vectors-*.npy")) for p in indexes)

@@ -92,7 +92,9 @@ def test_beir_run_compares_configs(beir_dir, tmp_path):
     names = [c["name"] for c in result["configs"]]
     assert names == ["bm25", "dense", "bm25-again"]
     for c in result["configs"]:
-        assert set(c["metrics"]) == {"ndcg@10", "recall@10", "recall@100", "mrr@10"}
+        assert set(c["metrics"]) == {"ndcg@10", "recall@10", "recall@100", "mrr@10", "ece"}
+        # the gauge on the top-k chunks, against "a relevant document among them"
+        assert c["calibration"]["n"] == 6 and "top 5 chunks" in c["calibration"]["correct_means"]
         assert (
             all(0 <= v <= 1 for v in c["metrics"].values())
             and c["hash"] == PipelineConfig.from_dict(c["config"]).cache_key()

@@ -1,0 +1,141 @@
+"""The two BM25 engines agree: bm25s (the default) against rank-bm25 (the reference) on a real corpus
+(SciFact's 5,183 abstracts and its test queries), and bm25s's saved state is reused, refreshed when
+the index changes, and never trusted when damaged."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from ragkit.errors import ConfigError
+from ragkit.retrievers.bm25 import BM25Retriever
+from ragkit.types import Chunk, Span
+
+
+@dataclass
+class ChunkStore:
+    """Just what BM25 reads from an index: the chunks and where the store stands."""
+
+    chunks: list[Chunk]
+    generation: int = 0
+    changes: int = 0
+    path: object = None
+    documents: dict = field(default_factory=dict)
+
+
+def chunk(i: int, text: str) -> Chunk:
+    return Chunk(f"c{i}", f"d{i}", f"d{i}.txt", 0, text, (Span(1, 0, len(text)),))
+
+
+@pytest.fixture(scope="module")
+def scifact(evaldata):
+    root = evaldata / "scifact"
+    with gzip.open(root / "corpus.jsonl.gz", "rt", encoding="utf-8") as f:
+        docs = [json.loads(line) for line in f]
+    queries = [json.loads(line)["text"] for line in (root / "queries.jsonl").read_text().splitlines()[:150]]
+    store = ChunkStore([chunk(i, f"{d.get('title', '')}\n{d['text']}") for i, d in enumerate(docs)])
+    return store, queries
+
+
+def test_bm25s_matches_rank_bm25_on_scifact(scifact):
+    store, queries = scifact
+    fast = BM25Retriever(store, engine="bm25s")
+    ref = BM25Retriever(store, engine="rank_bm25")
+    same_top10 = 0
+    for q in queries:
+        a, b = fast.search(q, 10), ref.search(q, 10)
+        # scores equal (bm25s's Lucene scores are the classic ones over k1 + 1; ragkit scales them back)
+        sa = {h.chunk_id: h.score for h in a}
+        sb = {h.chunk_id: h.score for h in b}
+        for cid in sa.keys() & sb.keys():
+            assert sa[cid] == pytest.approx(sb[cid], rel=1e-5)
+        if [h.chunk_id for h in a] == [h.chunk_id for h in b]:
+            same_top10 += 1
+            continue
+        # a different list is only allowed inside a tie: the 10th score of both lists is the same
+        assert a[-1].score == pytest.approx(b[-1].score, rel=1e-5), q
+        assert {h.chunk_id for h in a if h.score > a[-1].score * (1 + 1e-5)} == {
+            h.chunk_id for h in b if h.score > b[-1].score * (1 + 1e-5)
+        }, q
+    assert same_top10 >= len(queries) - 3
+
+
+def test_repeated_and_unknown_query_terms_score_alike():
+    store = ChunkStore(
+        [chunk(0, "insulin regulates glucose"), chunk(1, "glucose in blood"), chunk(2, "tides")]
+    )
+    for q in ("glucose glucose insulin", "zzzz unknown", "the of and"):
+        a = [(h.chunk_id, round(h.score, 6)) for h in BM25Retriever(store, engine="bm25s").search(q, 5)]
+        b = [(h.chunk_id, round(h.score, 6)) for h in BM25Retriever(store, engine="rank_bm25").search(q, 5)]
+        assert a == b, q
+    with pytest.raises(ConfigError, match="bm25 engine must be one of bm25s, rank_bm25"):
+        BM25Retriever(store, engine="lucene")
+
+
+def test_bm25s_state_is_saved_with_the_index_reused_and_refreshed(tmp_path, fake_embedder):
+    from ragkit.store import IndexStore
+    from tests.conftest import make_doc
+
+    store = IndexStore(tmp_path / "idx", fake_embedder.model_id, fake_embedder.dimension, {"name": "sliding"})
+    texts = ["Insulin regulates blood glucose.", "Tides follow the moon.", "Volcanoes erupt lava."]
+    for i, t in enumerate(texts):
+        doc = make_doc(t, source=f"f{i}.txt", doc_id=f"d{i}")
+        c = chunk(i, t)
+        c = Chunk(c.chunk_id, doc.doc_id, doc.source, 0, t, c.spans)
+        store.add(doc, [c], fake_embedder.embed([t]), {})
+    # unsaved changes: searchable, nothing written
+    assert BM25Retriever(store).search("lava", 3)[0].chunk.text == texts[2]
+    assert not (tmp_path / "idx" / "bm25").exists()
+    store.save()
+    r = BM25Retriever(store)
+    assert r.search("moon", 3)[0].chunk.text == texts[1]
+    states = list((tmp_path / "idx" / "bm25").iterdir())
+    assert len(states) == 1 and states[0].name.endswith("-g000001")
+    assert not any(p.suffix == ".pkl" for p in states[0].iterdir())  # bm25s's npy + json, no pickle
+    # a fresh process opening the index loads the state instead of re-analysing every chunk
+    reopened = IndexStore.open(tmp_path / "idx")
+    r2 = BM25Retriever(reopened)
+    r2.analyzer = _Exploding(r2.analyzer)  # only the query may be analysed now
+    assert r2.search("moon", 3)[0].chunk.text == texts[1]
+    # the index changes: a new state for the new generation, the old one goes
+    doc = make_doc("Magma rises through the crust.", source="f9.txt", doc_id="d9")
+    reopened.add(
+        doc,
+        [Chunk("c9", "d9", "f9.txt", 0, doc.pages[0].text, (Span(1, 0, 5),))],
+        fake_embedder.embed(["x"]),
+        {},
+    )
+    reopened.save()
+    assert BM25Retriever(reopened).search("magma", 3)[0].chunk_id == "c9"
+    names = sorted(p.name for p in (tmp_path / "idx" / "bm25").iterdir())
+    assert len(names) == 1 and names[0].endswith("-g000002")
+    # a damaged state is rebuilt, not trusted
+    state = tmp_path / "idx" / "bm25" / names[0]
+    (state / "params.index.json").write_text("{not json")
+    assert BM25Retriever(IndexStore.open(tmp_path / "idx")).search("magma", 3)[0].chunk_id == "c9"
+
+
+class _Exploding:
+    """An analyzer that refuses to analyse more than one text (the query)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.calls = inner, 0
+        self.stop_words, self.spec = inner.stop_words, inner.spec
+
+    def __call__(self, text: str) -> list[str]:
+        self.calls += 1
+        assert self.calls == 1, "the corpus was re-analysed although its BM25 state was saved"
+        return self.inner(text)
+
+
+def test_empty_corpus_and_engine_in_config():
+    from ragkit.config import PipelineConfig
+
+    assert BM25Retriever(ChunkStore([chunk(0, "the of and")])).search("anything", 3) == []
+    assert PipelineConfig().bm25_engine == "bm25s"
+    assert PipelineConfig(bm25_engine="rank_bm25").cache_key() != PipelineConfig().cache_key()
+    with pytest.raises(ConfigError, match="bm25_engine must be one of"):
+        PipelineConfig(bm25_engine="elastic")
