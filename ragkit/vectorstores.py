@@ -271,6 +271,7 @@ class QdrantEdgeStore:
         self.path = Path(path)
         self.dimension = dimension
         self._owner = _EdgeOwner.of(self.path)
+        self._checked = False  # the shard's dimension was compared with ours
 
     def _edge(self) -> Any:
         try:
@@ -296,11 +297,13 @@ class QdrantEdgeStore:
 
     @contextlib.contextmanager
     def _shard(self) -> Iterator[Any]:
-        dim = _edge_dimension(self.path)
-        if dim is not None and dim != self.dimension:
-            raise ModelMismatchError(
-                f"embedded Qdrant store {self.path} holds {dim}-dimensional vectors, not {self.dimension}"
-            )
+        if not self._checked:  # once per adapter (the process may already hold the shard's handle)
+            dim = _edge_dimension(self.path)
+            if dim is not None and dim != self.dimension:
+                raise ModelMismatchError(
+                    f"embedded Qdrant store {self.path} holds {dim}-dimensional vectors, not {self.dimension}"
+                )
+            self._checked = True
         with self._owner.use(self._open) as shard:
             yield shard
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+from tests.fake_servers import _Handler
 from tests.fake_servers import _Server as _Base
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "web"
@@ -46,12 +46,7 @@ class PageServer(_Base):
         }
 
 
-class _PageHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
+class _PageHandler(_Handler):  # HTTP/1.1, quiet log
     def do_GET(self) -> None:
         srv: PageServer = self.server.owner  # type: ignore[attr-defined]
         srv.requests.append(self.path)
@@ -98,12 +93,7 @@ class FakeSearxng(_Base):
         self.index, self.json_enabled = index, json_enabled
 
 
-class _SearxngHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
+class _SearxngHandler(_Handler):  # HTTP/1.1, quiet log
     def do_GET(self) -> None:
         srv: FakeSearxng = self.server.owner  # type: ignore[attr-defined]
         srv.requests.append(self.path)

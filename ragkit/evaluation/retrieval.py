@@ -48,19 +48,17 @@ def dataset_index(
     it came from the cache)``; a cached index reports the build time recorded when it was built.
     """
     corpus_key = config_key([[d.doc_id, d.sha256] for d in documents])[:10]
-    path = Path(root) / (
+    local = Path(root) / (
         f"{_slug(name)}-{chunker.name}-{chunker.key()}-{_slug(embedder.cache_key)}-{corpus_key}"
-        + (f"-{store['kind']}-{config_key(store)[:6]}" if store and store.get("kind") != "local" else "")
     )
+    remote = bool(store) and store.get("kind") != "local"
+    path = local.with_name(f"{local.name}-{store['kind']}-{config_key(store)[:6]}") if remote else local
     meta_path = path / "eval_build.json"
     if IndexStore.exists(path) and meta_path.is_file():
         meta = json.loads(meta_path.read_text())
         return IndexStore.open(path, model_id=embedder.model_id), float(meta["build_s"]), True
     t = time.perf_counter()
-    local = (
-        Path(str(path).rsplit(f"-{store['kind']}-", 1)[0]) if store and store.get("kind") != "local" else None
-    )
-    if local is not None and IndexStore.exists(local) and not IndexStore.exists(path):
+    if remote and IndexStore.exists(local) and not IndexStore.exists(path):
         # the same corpus, chunker and model is indexed locally: copy its vectors, do not embed again
         index = copy_index(local, path, store)
         build_s = time.perf_counter() - t

@@ -93,8 +93,7 @@ class DenseRetriever:
         """Load the query model and build the FAISS index now (so no query's latency includes them)."""
         _ = self.embedder.dimension
         if self.store.is_remote:
-            self._index = _points_of(self.store.chunks)
-            self._generation = (self.store.generation, getattr(self.store, "changes", 0))
+            self._point_map()
             self.store.backend.count()  # opens the shard / checks the server and collection
         else:
             self._faiss()
@@ -131,13 +130,19 @@ class DenseRetriever:
             hits.append(Hit(chunks[row], rank, s, "dense", {"dense": s}, {"dense": rank}, cosine=s))
         return hits
 
-    def _search_store(self, q: np.ndarray, top_k: int) -> list[Hit]:
-        """Search the vector store, asking for more while unknown points crowd out known ones."""
+    def _point_map(self) -> dict[str, Any]:
+        """Point id -> chunk for the chunks of the manifest this process read (rebuilt when it changes)."""
+        from ragkit.vectorstores import point_id
+
         version = (self.store.generation, getattr(self.store, "changes", 0))
         if self._index is None or self._generation != version:
-            self._index = _points_of(self.store.chunks)
+            self._index = {point_id(c.chunk_id): c for c in self.store.chunks}
             self._generation = version
-        by_id = self._index
+        return self._index
+
+    def _search_store(self, q: np.ndarray, top_k: int) -> list[Hit]:
+        """Search the vector store, asking for more while unknown points crowd out known ones."""
+        by_id = self._point_map()
         want = min(top_k, len(by_id))
         if want == 0:
             return []
@@ -153,10 +158,3 @@ class DenseRetriever:
         for rank, (chunk, s) in enumerate(known[:want], start=1):
             hits.append(Hit(chunk, rank, s, "dense", {"dense": s}, {"dense": rank}, cosine=s))
         return hits
-
-
-def _points_of(chunks: list[Any]) -> dict[str, Any]:
-    """Point id -> chunk, for the chunks of the manifest this process read."""
-    from ragkit.vectorstores import point_id
-
-    return {point_id(c.chunk_id): c for c in chunks}
