@@ -81,7 +81,8 @@ class CliProgress:
             return
         line = self.clock.line(stage, done, total)
         now = time.monotonic()
-        if done >= total or now - self._last.get(stage, 0.0) >= self.interval:
+        last = self._last.get(stage)  # None: the stage's first event is always printed
+        if done >= total or last is None or now - last >= self.interval:
             self._last[stage] = now
             print(line, file=self.stream, flush=True)
 
