@@ -21,12 +21,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine
-from ragkit.chunkers import SlidingChunker
-from ragkit.config import PipelineConfig
-from ragkit.embeddings import Embedder, EmbeddingCache
 from ragkit.evaluation.datasets import load_beir
 from ragkit.evaluation.retrieval import evaluate_retrieval
-from ragkit.ingest import ingest_documents, open_or_create
+from ragkit.index.embeddings import Embedder, EmbeddingCache
+from ragkit.index.ingest import ingest_documents, open_or_create
+from ragkit.ingestion.chunkers import SlidingChunker
+from ragkit.pipeline.config import PipelineConfig
 from ragkit.retrievers import retriever_from_config
 
 EVALDATA = Path(

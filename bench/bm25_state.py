@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, median_time
+from ragkit.index.store import IndexStore
 from ragkit.retrievers.analyzer import Analyzer
-from ragkit.store import IndexStore
 
 
 def main() -> None:

@@ -16,9 +16,9 @@ import platform
 import time
 from pathlib import Path
 
-from ragkit.config import PipelineConfig
 from ragkit.evaluation.calibration import cross_validated_calibration
 from ragkit.evaluation.runner import evaluate_configs
+from ragkit.pipeline.config import PipelineConfig
 
 HERE = Path(__file__).resolve().parent
 EVALDATA = Path(os.environ.get("RAGKIT_EVALDATA", HERE.parents[1] / "shared" / "evaldata"))

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.chunkers import SlidingChunker
-from ragkit.embeddings import Embedder
 from ragkit.evaluation.citations_check import pair_scores
 from ragkit.evaluation.datasets import load_squad
+from ragkit.index.embeddings import Embedder
+from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.retrievers.analyzer import Analyzer
 
 HERE = Path(__file__).resolve().parent

@@ -19,8 +19,8 @@ import statistics
 import time
 from pathlib import Path
 
-from ragkit.errors import DocumentError
-from ragkit.sources import html_to_document
+from ragkit.core.errors import DocumentError
+from ragkit.ingestion.html import html_to_document
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "tests" / "fixtures" / "web"

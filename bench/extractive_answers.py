@@ -15,9 +15,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from ragkit.collections import Collection
-from ragkit.config import PipelineConfig
-from ragkit.evaluation.runner import evaluate_configs, load_question_set
+from ragkit.evaluation.questionsets import load_question_set
+from ragkit.evaluation.runner import evaluate_configs
+from ragkit.index.collections import Collection
+from ragkit.pipeline.config import PipelineConfig
 
 HERE = Path(__file__).resolve().parent
 EVALDATA = Path(os.environ.get("RAGKIT_EVALDATA", HERE.parents[1] / "shared" / "evaldata"))

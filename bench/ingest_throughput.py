@@ -20,11 +20,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, median_time
-from ragkit.chunkers import SlidingChunker
-from ragkit.documents import load_document, parse_bytes
-from ragkit.embeddings import Embedder, EmbeddingCache
 from ragkit.evaluation.datasets import load_beir
-from ragkit.ingest import ingest_documents, open_or_create
+from ragkit.index.embeddings import Embedder, EmbeddingCache
+from ragkit.index.ingest import ingest_documents, open_or_create
+from ragkit.ingestion.chunkers import SlidingChunker
+from ragkit.ingestion.parse import load_document, parse_bytes
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
 

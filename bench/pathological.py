@@ -16,12 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from ragkit.chunkers import make_chunker
-from ragkit.config import PipelineConfig
-from ragkit.embeddings import Embedder
-from ragkit.ingest import ingest_documents, open_or_create
-from ragkit.pipeline import RagPipeline
-from ragkit.types import Document, Page
+from ragkit.core.types import Document, Page
+from ragkit.index.embeddings import Embedder
+from ragkit.index.ingest import ingest_documents, open_or_create
+from ragkit.ingestion.chunkers import make_chunker
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.rag import RagPipeline
 
 CASES = {
     "100 KB of dots": "." * 100_000,

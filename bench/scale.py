@@ -35,13 +35,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.embeddings import Embedder
+from ragkit.core.types import Chunk, Document, Page
 from ragkit.evaluation.datasets import load_beir
+from ragkit.index.embeddings import Embedder
+from ragkit.index.store import IndexStore
 from ragkit.retrievers.bm25 import BM25Retriever
 from ragkit.retrievers.dense import DenseRetriever
 from ragkit.retrievers.hybrid import HybridRetriever
-from ragkit.store import IndexStore
-from ragkit.types import Chunk, Document, Page
 
 HERE = Path(__file__).resolve().parent
 EVALDATA = Path(os.environ.get("RAGKIT_EVALDATA", HERE.parents[1] / "shared" / "evaldata"))

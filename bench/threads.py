@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine
-from ragkit.embeddings import Embedder
+from ragkit.index.embeddings import Embedder
 
 
 def spin(stop) -> None:  # a competing CPU-bound process
@@ -43,7 +43,7 @@ def spin_torch(stop) -> None:  # a competing torch process with its own 2-thread
 def texts(n: int) -> list[str]:
     import glob
 
-    from ragkit.store import IndexStore
+    from ragkit.index.store import IndexStore
 
     found = sorted(glob.glob("indexes/.eval/scifact-sliding-d8cfffa0-*"))
     if not found:
@@ -60,7 +60,7 @@ def main() -> None:
     args = ap.parse_args()
     import torch
 
-    from ragkit.embeddings import default_threads
+    from ragkit.index.embeddings import default_threads
 
     batch = texts(args.chunks)
     emb = Embedder()

@@ -21,14 +21,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine
-from ragkit.chunkers import make_chunker
-from ragkit.config import PipelineConfig
-from ragkit.embeddings import Embedder
 from ragkit.evaluation.answers import contains_gold, exact_match, token_f1
 from ragkit.evaluation.datasets import load_squad
 from ragkit.evaluation.retrieval import dataset_index
+from ragkit.index.embeddings import Embedder
+from ragkit.ingestion.chunkers import make_chunker
 from ragkit.llms import build_llm
-from ragkit.pipeline import RagPipeline
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.rag import RagPipeline
 
 EVAL = Path(__file__).resolve().parents[2] / "shared" / "evaldata"
 

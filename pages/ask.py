@@ -5,11 +5,11 @@ import json
 
 import streamlit as st
 
-from ragkit.errors import RagkitError
-from ragkit.pipeline import Answer
-from ragkit.presentation import display_name
-from ragkit.types import Message
-from ragkit.workspace import chat_markdown
+from ragkit.app.presentation import display_name
+from ragkit.app.workspace import chat_markdown
+from ragkit.core.errors import RagkitError
+from ragkit.core.types import Message
+from ragkit.pipeline.answer import Answer
 from ui import state, widgets
 
 st.title("Ask")

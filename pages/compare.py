@@ -6,10 +6,10 @@ import io
 
 import streamlit as st
 
-from ragkit.compare import batch_summary, compare_question, parse_questions
-from ragkit.errors import RagkitError
-from ragkit.pipeline import Answer
-from ragkit.presentation import hit_rows
+from ragkit.app.compare import batch_summary, compare_question, parse_questions
+from ragkit.app.presentation import hit_rows
+from ragkit.core.errors import RagkitError
+from ragkit.pipeline.answer import Answer
 from ui import state, widgets
 
 st.title("Compare")
@@ -25,7 +25,7 @@ ws = state.workspace()
 
 def show_comparison(stored: dict) -> None:
     """Both answers side by side with overlap measures (from this page, or opened from Evaluate)."""
-    from ragkit.compare import compare_hits
+    from ragkit.app.compare import compare_hits
 
     record = stored["record"]
     label_a, label_b = stored.get("labels", ("A", "B"))

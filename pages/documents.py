@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from ragkit.errors import RagkitError
-from ragkit.presentation import chunk_rows, display_name, report_rows
-from ragkit.viz import chunk_length_histogram
+from ragkit.app.charts import chunk_length_histogram
+from ragkit.app.presentation import chunk_rows, display_name, report_rows
+from ragkit.core.errors import RagkitError
 from ui import resources, state, widgets
 
 st.title("Documents")
@@ -93,7 +93,7 @@ for i, d in enumerate(docs):
     info = store.doc_info.get(store.find_source(d.source) or "", {}) if store is not None else {}
     empty = f" · pages without text: {d.empty_pages[0]}" if len(d.empty_pages) == 1 else ""
     if len(d.empty_pages) > 1:
-        from ragkit.documents import page_ranges
+        from ragkit.ingestion.reading import page_ranges
 
         empty = f" · pages without text: {page_ranges(d.empty_pages)}"
     c1.markdown(

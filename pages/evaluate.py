@@ -5,16 +5,17 @@ from pathlib import Path
 
 import streamlit as st
 
-from ragkit.collections import default_root
-from ragkit.compare import compare_question
-from ragkit.errors import RagkitError
+from ragkit.app.charts import intent_chart, quality_latency_chart, reliability_diagram, risk_coverage_chart
+from ragkit.app.compare import compare_question
+from ragkit.core.errors import RagkitError
 from ragkit.evaluation import answer_metrics, report
 from ragkit.evaluation.answer_metrics import ALL_METRICS, JUDGE_BACKENDS
 from ragkit.evaluation.citations_check import llm_support
 from ragkit.evaluation.labels import LabelSet, candidates_for, question_id, search_collection
-from ragkit.evaluation.runner import evaluate_configs, load_question_set
+from ragkit.evaluation.questionsets import load_question_set
+from ragkit.evaluation.runner import evaluate_configs
 from ragkit.evaluation.runs import list_runs, load_run, pipelines_for, rerun, save_run
-from ragkit.viz import intent_chart, quality_latency_chart, reliability_diagram, risk_coverage_chart
+from ragkit.index.collections import default_root
 from ui import resources, state, widgets
 
 EVAL_ROOT = default_root() / ".eval"

@@ -3,9 +3,10 @@ Compare and Evaluate work on it (layout only)."""
 
 import streamlit as st
 
-from ragkit.collections import Collection, default_root
-from ragkit.errors import RagkitError
-from ragkit.store import IndexStore, list_indexes
+from ragkit.core.errors import RagkitError
+from ragkit.index.collections import Collection, default_root
+from ragkit.index.manifest import list_indexes
+from ragkit.index.store import IndexStore
 from ui import state
 
 root = default_root()

@@ -5,7 +5,7 @@ Importing ``ragkit`` is cheap: torch, FAISS, PyMuPDF and the LLM SDKs load only 
 
 __version__ = "0.1.0"
 
-from ragkit.errors import (
+from ragkit.core.errors import (
     ConfigError,
     DocumentError,
     IndexStoreError,
@@ -13,7 +13,7 @@ from ragkit.errors import (
     ModelNotAvailableError,
     RagkitError,
 )
-from ragkit.types import Chunk, Document, Page
+from ragkit.core.types import Chunk, Document, Page
 
 __all__ = [
     "Chunk",

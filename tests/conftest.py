@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit.types import Document, Page
+from ragkit.core.types import Document, Page
 
 EVALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "evaldata"
 PDFS = EVALDATA / "pdfs"
@@ -31,7 +31,7 @@ def evaldata() -> Path:
 @pytest.fixture(scope="session")
 def embedder(tmp_path_factory: pytest.TempPathFactory):
     """The real all-MiniLM-L6-v2, loaded once per session, with a session-private cache."""
-    from ragkit.embeddings import Embedder, EmbeddingCache
+    from ragkit.index.embeddings import Embedder, EmbeddingCache
 
     cache = EmbeddingCache(tmp_path_factory.mktemp("emb") / "embeddings.sqlite")
     emb = Embedder(cache=cache)

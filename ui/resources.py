@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ragkit.collections import Collection
-from ragkit.config import PipelineConfig
-from ragkit.embeddings import Embedder
-from ragkit.pipeline import RagPipeline
-from ragkit.store import IndexStore
+from ragkit.index.collections import Collection
+from ragkit.index.embeddings import Embedder
+from ragkit.index.store import IndexStore
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.rag import RagPipeline
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
@@ -48,7 +48,7 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
 
 def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
     """Whether the collection's index for this config must be built or brought up to date first."""
-    from ragkit.chunkers import make_chunker
+    from ragkit.ingestion.chunkers import make_chunker
 
     emb = embedder(config.embedding_model)
     return not collection.is_indexed(make_chunker(config.chunker, **config.chunker_params), emb)
@@ -56,7 +56,7 @@ def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
 
 def index(collection: Collection, config: PipelineConfig, progress=None) -> IndexStore:
     """The collection's index for ``config`` (built or synced first if documents changed)."""
-    from ragkit.chunkers import make_chunker
+    from ragkit.ingestion.chunkers import make_chunker
 
     emb = embedder(config.embedding_model)
     chunker = make_chunker(config.chunker, **config.chunker_params)

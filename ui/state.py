@@ -12,9 +12,9 @@ from typing import Any
 
 import streamlit as st
 
-from ragkit.collections import Collection
-from ragkit.config import PipelineConfig
-from ragkit.workspace import Workspace
+from ragkit.app.workspace import Workspace
+from ragkit.index.collections import Collection
+from ragkit.pipeline.config import PipelineConfig
 
 COLLECTION = "collection"  # name of the active collection (the sidebar selectbox's key)
 PENDING_COLLECTION = "_pending_collection"  # set by "Create", applied before the selectbox exists

@@ -12,11 +12,8 @@ from typing import Any
 
 import streamlit as st
 
-from ragkit.collections import Collection, default_root, list_collections
-from ragkit.config import LLM_NAMES, RETRIEVER_NAMES, PipelineConfig
-from ragkit.errors import ConfigError, RagkitError
-from ragkit.evaluation.citations_check import unsupported_markers
-from ragkit.presentation import (
+from ragkit.app.charts import confidence_gauge, latency_bar
+from ragkit.app.presentation import (
     CITATION_CSS,
     answer_html,
     citation_block_html,
@@ -25,9 +22,12 @@ from ragkit.presentation import (
     renumbered_refs,
     safe_markdown,
 )
-from ragkit.progress import StageClock
-from ragkit.viz import confidence_gauge, latency_bar
-from ragkit.workspace import remember_collection
+from ragkit.app.workspace import remember_collection
+from ragkit.core.errors import ConfigError, RagkitError
+from ragkit.core.progress import StageClock
+from ragkit.evaluation.citations_check import unsupported_markers
+from ragkit.index.collections import Collection, default_root, list_collections
+from ragkit.pipeline.config import LLM_NAMES, RETRIEVER_NAMES, PipelineConfig
 from ui import state
 
 #: chunker parameter widgets: (name, default, min, max)
@@ -93,7 +93,7 @@ def collection_picker() -> None:
     if pending in names:
         ss[state.COLLECTION] = pending
     if ss.get(state.COLLECTION) not in names:
-        from ragkit.workspace import last_collection
+        from ragkit.app.workspace import last_collection
 
         wanted = st.query_params.get("collection")
         last = last_collection(default_root())
@@ -107,7 +107,7 @@ def collection_picker() -> None:
         st.sidebar.selectbox("Collection", names, key=state.COLLECTION)
         st.query_params["collection"] = current
         remember_collection(default_root(), current)
-        from ragkit.vectorstores import describe_store
+        from ragkit.index.vectorstores.base import describe_store
 
         st.sidebar.caption(f"Vectors in {describe_store(Collection(current).store)}")
     else:
@@ -123,7 +123,7 @@ def collection_picker() -> None:
         uri = st.text_input("Qdrant server URL", placeholder="http://localhost:6333 (server only)")
         if st.form_submit_button("Create") and new.strip():
             try:
-                from ragkit.vectorstores import store_spec
+                from ragkit.index.vectorstores.base import store_spec
 
                 kind = STORE_CHOICES[where]
                 if kind == "qdrant-server" and not uri.strip():
@@ -289,7 +289,7 @@ def pipeline_panel() -> None:
         **on("confidence_threshold", _show(k + "thr", float(cfg.confidence_threshold))),
     )
     if cfg.confidence_calibration:
-        from ragkit.evaluation.calibration import CalibrationMap
+        from ragkit.pipeline.calibration import CalibrationMap
 
         sb.caption("Gauge " + CalibrationMap.from_dict(cfg.confidence_calibration).describe() + ".")
         if sb.button("Use the raw gauge", key=k + "uncal", help="Drop the calibration map from this config."):
@@ -400,7 +400,7 @@ def _stages_panel(which: str, cfg: PipelineConfig, on: Callable[..., dict[str, A
         )
         if use:
             current = cfg.prompt_template or {}
-            from ragkit.prompts import STYLE_TEXTS
+            from ragkit.pipeline.prompts import STYLE_TEXTS
 
             default_system, default_user = STYLE_TEXTS[cfg.prompt_style]
             with st.form(f"{k}template_form", border=False):
@@ -422,7 +422,7 @@ def _set_field(which: str, field: str, value: Any) -> None:
 
 def _preset_picker() -> None:
     """Load a shipped preset into A or B; what cannot run here is swapped (and said)."""
-    from ragkit.presets import load_preset, preset_names, runnable_here
+    from ragkit.pipeline.presets import load_preset, preset_names, runnable_here
 
     sb = st.sidebar
     names = preset_names()
@@ -450,7 +450,7 @@ def _config_files(which: str) -> None:
         name = st.text_input("Save as", key="save_name")
         if st.button("Save config", disabled=not name.strip()):
             configs_dir().mkdir(parents=True, exist_ok=True)
-            from ragkit.store import atomic_write
+            from ragkit.core.files import atomic_write
 
             atomic_write(
                 configs_dir() / f"{Path(name.strip()).name}.json",

@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.hashing import config_key
+from ragkit.core.hashing import config_key
+from ragkit.core.types import Message
 from ragkit.llms.base import GenerationRequest
-from ragkit.prompts import JUDGE_PROMPTS
-from ragkit.types import Message
+from ragkit.pipeline.prompts import JUDGE_PROMPTS
 
 RAGAS_METRICS = (
     "faithfulness",
@@ -291,7 +291,7 @@ def load_simpleqa(path: Any) -> list[Any]:
     import csv
     from pathlib import Path
 
-    from ragkit.errors import RagkitError
+    from ragkit.core.errors import RagkitError
     from ragkit.evaluation.datasets import LabelledQuestion
 
     p = Path(path)
@@ -353,7 +353,7 @@ def build_judge(
 ) -> AnswerJudge:
     """An :class:`AnswerJudge` on a chat backend (keys from the argument or the environment, in memory
     only); the embedder defaults to the evaluated pipeline's."""
-    from ragkit.errors import ConfigError
+    from ragkit.core.errors import ConfigError
     from ragkit.llms import build_llm
 
     if backend not in JUDGE_BACKENDS:
@@ -365,7 +365,7 @@ def build_judge(
 def parse_metrics(text: str | Sequence[str] | None, default: Sequence[str] = ALL_METRICS) -> tuple[str, ...]:
     """``"faithfulness,context_recall"`` (or a list) as metric names, checked; ``all`` or nothing gives
     ``default``."""
-    from ragkit.errors import ConfigError
+    from ragkit.core.errors import ConfigError
 
     items = [t.strip() for t in (text.split(",") if isinstance(text, str) else text or ()) if t.strip()]
     if not items or items == ["all"]:

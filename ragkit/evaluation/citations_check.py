@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragkit.chunkers.sentence import sentences
+from ragkit.ingestion.chunkers.sentence import sentences
 
 #: chosen on the development half of the labelled pairs (see the module docstring and BENCHMARKS.md)
 SEMANTIC_MIN = 0.35
@@ -131,7 +131,7 @@ def _claims(
     text: str, n_sources: int, style: str, urls: Sequence[str]
 ) -> list[tuple[str, list[int], tuple[int, int]]]:
     """:func:`cited_sentences` with each sentence's span in ``text`` (its citation markers included)."""
-    from ragkit.citations import parse_citations
+    from ragkit.pipeline.citations import parse_citations
 
     out: list[tuple[str, list[int], tuple[int, int]]] = []
     for s, e in sentences(text):
@@ -162,7 +162,7 @@ def _claims(
 def unsupported_markers(text: str, check: CitationCheck) -> list[list[int]]:
     """For each ``[n]`` marker of ``text`` in order (the markers :func:`ragkit.citations.renumber`
     rewrites one for one), the source numbers in it that do not support the sentence it closes."""
-    from ragkit.citations import _MARKER, parse_citations
+    from ragkit.pipeline.citations import _MARKER, parse_citations
 
     bad_by_span = [(c.span, set(c.unsupported)) for c in check.sentences if c.unsupported]
     out: list[list[int]] = []
@@ -283,7 +283,7 @@ def check_answer(
     sources, its prompt style says how citations are written); an abstention has nothing to check."""
     if answer.abstained or not answer.hits:
         return CitationCheck([], None, None, "offline" if decide is None else "llm")
-    from ragkit.prompts import source_url
+    from ragkit.pipeline.prompts import source_url
 
     return check_citations(
         answer.text,
@@ -297,9 +297,9 @@ def check_answer(
 
 def llm_support(llm: Any) -> Callable[[str, str], bool]:
     """A judge LLM's yes/no on "does this source support this sentence?" (unparsable: not supported)."""
+    from ragkit.core.types import Message
     from ragkit.llms.base import GenerationRequest
-    from ragkit.stages import parse_yes_no
-    from ragkit.types import Message
+    from ragkit.pipeline.stages import parse_yes_no
 
     def decide(sentence: str, source: str) -> bool:
         prompt = (

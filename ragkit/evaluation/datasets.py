@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import RagkitError
-from ragkit.hashing import sha256_bytes
-from ragkit.types import Document, Page
+from ragkit.core.errors import RagkitError
+from ragkit.core.hashing import sha256_bytes
+from ragkit.core.types import Document, Page
 
 
 @dataclass(frozen=True)

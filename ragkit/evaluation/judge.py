@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ragkit.core.types import Message
 from ragkit.llms.base import GenerationRequest
-from ragkit.types import Message
 
 JUDGE_SYSTEM = (
     "You grade answers of a retrieval-augmented assistant. Reply with one JSON object and nothing else: "

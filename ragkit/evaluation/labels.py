@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import RagkitError
+from ragkit.core.errors import RagkitError
+from ragkit.core.files import atomic_write
+from ragkit.core.types import Chunk, Hit
 from ragkit.evaluation.datasets import LabelledQuestion
 from ragkit.evaluation.evidence import Evidence, SpanT, locate_quote, merge_passages
-from ragkit.store import atomic_write
-from ragkit.types import Chunk, Hit
 
 LABELS_FILE = "labels.jsonl"
 VERSION = 2

@@ -15,14 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from ragkit import __version__
-from ragkit.chunkers import BaseChunker
+from ragkit.core.files import atomic_write
+from ragkit.core.hashing import config_key
+from ragkit.core.types import Document
 from ragkit.evaluation.datasets import BeirDataset
 from ragkit.evaluation.metrics import max_by_document, mean_metrics, per_query_metrics
-from ragkit.hashing import config_key
-from ragkit.ingest import ingest_documents, open_or_create
+from ragkit.index.ingest import ingest_documents, open_or_create
+from ragkit.index.store import IndexStore, copy_index
+from ragkit.ingestion.chunkers import BaseChunker
 from ragkit.retrievers.base import Retriever
-from ragkit.store import IndexStore, atomic_write, copy_index
-from ragkit.types import Document
 
 Progress = Callable[[str, int, int], None]
 

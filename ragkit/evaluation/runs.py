@@ -13,17 +13,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ragkit.config import PipelineConfig
-from ragkit.errors import RagkitError
+from ragkit.core.errors import RagkitError
+from ragkit.core.files import atomic_write
 from ragkit.evaluation.datasets import LabelledQuestion
-from ragkit.evaluation.runner import (
+from ragkit.evaluation.questionsets import (
     QuestionSet,
     collection_question_set,
-    evaluate_configs,
     load_question_set,
     questions_hash,
 )
-from ragkit.store import atomic_write
+from ragkit.evaluation.runner import evaluate_configs
+from ragkit.pipeline.config import PipelineConfig
 
 
 def runs_dir(index_root: str | Path) -> Path:
@@ -76,7 +76,7 @@ def question_set_of(saved: dict[str, Any], collection: Any = None) -> QuestionSe
     if kind in ("beir", "squad"):
         return load_question_set(saved["dataset"], holdout=params.get("holdout", 0.0))
     if collection is None:
-        from ragkit.collections import Collection
+        from ragkit.index.collections import Collection
 
         collection = Collection(params["collection"])
         if not collection.exists:
@@ -111,8 +111,8 @@ def pipelines_for(
 ) -> list[Any]:
     """Pipelines for the named configs of a run, over the same index the run searched (to open one of
     its questions in the Compare view)."""
-    from ragkit.evaluation.runner import index_for
-    from ragkit.pipeline import RagPipeline
+    from ragkit.evaluation.runners import index_for
+    from ragkit.pipeline.rag import RagPipeline
 
     qset = question_set_of(saved, collection)
     embedders = embedders if embedders is not None else {}

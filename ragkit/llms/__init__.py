@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ragkit.core.registry import Registry
 from ragkit.llms.base import LLM, Generation, GenerationRequest
-from ragkit.registry import Registry
 
 LLMS: Registry[Any] = Registry("LLM backend")
 LLMS.register("extractive", "ragkit.llms.extractive:ExtractiveLLM")
@@ -32,7 +32,7 @@ def build_llm(
     cls = LLMS.get(name)
     if name == "extractive":
         if embedder is None:
-            from ragkit.errors import ConfigError
+            from ragkit.core.errors import ConfigError
 
             raise ConfigError("the extractive backend needs the index's embedder")
         return cls(embedder, store=store, **({"fallback": fallback} if fallback else {}))

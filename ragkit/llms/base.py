@@ -6,7 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, Protocol, runtime_checkable
 
-from ragkit.types import Hit, Message
+from ragkit.core.types import Hit, Message
 
 
 @dataclass

@@ -34,10 +34,10 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.chunkers.base import table_regions
-from ragkit.chunkers.sentence import paragraphs, sentences
+from ragkit.ingestion.chunkers.base import table_regions
+from ragkit.ingestion.chunkers.sentence import paragraphs, sentences
 from ragkit.llms.base import Generation, GenerationRequest
-from ragkit.prompts import FALLBACK_ANSWER
+from ragkit.pipeline.prompts import FALLBACK_ANSWER
 
 #: how far around a chunk its page is read to complete the sentences its edges cut
 _MARGIN = 600

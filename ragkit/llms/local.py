@@ -17,7 +17,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragkit.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.errors import ConfigError, ModelNotAvailableError
 from ragkit.llms.base import Generation, GenerationRequest, cut_at_stop
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-from ragkit.errors import LLMConnectionError, LLMError, ModelNotAvailableError
+from ragkit.core.errors import LLMConnectionError, LLMError, ModelNotAvailableError
 from ragkit.llms.base import Generation, GenerationRequest
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
-from ragkit.errors import (
+from ragkit.core.errors import (
     LLMAuthError,
     LLMConnectionError,
     LLMError,

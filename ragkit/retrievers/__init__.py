@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragkit.errors import ConfigError
-from ragkit.registry import Registry
+from ragkit.core.errors import ConfigError
+from ragkit.core.registry import Registry
+from ragkit.index.store import IndexStore
 from ragkit.retrievers.base import Retriever, Timings
-from ragkit.store import IndexStore
 
 RETRIEVERS: Registry[Any] = Registry("retriever")
 RETRIEVERS.register("dense", "ragkit.retrievers.dense:DenseRetriever")

@@ -54,7 +54,7 @@ class Analyzer:
     ) -> None:
         if language is not None:
             if language not in LANGUAGES:
-                from ragkit.errors import ConfigError
+                from ragkit.core.errors import ConfigError
 
                 raise ConfigError(f"BM25 language must be one of {', '.join(LANGUAGES)}, got {language!r}")
             stemmer = language

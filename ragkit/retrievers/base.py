@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ragkit.types import Hit
+from ragkit.core.types import Hit
 
 #: stage name -> milliseconds; a retriever adds its own stages when given one.
 Timings = dict[str, float]

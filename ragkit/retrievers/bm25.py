@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigError
+from ragkit.core.errors import ConfigError
+from ragkit.core.types import Hit
+from ragkit.index.store import IndexStore
 from ragkit.retrievers.analyzer import Analyzer
 from ragkit.retrievers.base import Timings, timed, top_indices
-from ragkit.store import IndexStore
-from ragkit.types import Hit
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +159,7 @@ def _state_dir(store: IndexStore, analyzer: Analyzer, k1: float, b: float) -> An
     not on disk, or chunks added or removed in memory since the last save)."""
     from pathlib import Path
 
-    from ragkit.hashing import config_key
+    from ragkit.core.hashing import config_key
 
     path = getattr(store, "path", None)
     if path is None or getattr(store, "changes", 0) or not (Path(path) / "manifest.json").is_file():

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigError
+from ragkit.core.errors import ConfigError
+from ragkit.core.types import Hit
+from ragkit.index.store import IndexStore
 from ragkit.retrievers.base import Timings, timed
-from ragkit.store import IndexStore
-from ragkit.types import Hit
 
 DENSE_INDEXES = ("flat", "hnsw", "auto")
 #: ``auto`` switches from the exact scan to HNSW at this many chunks
@@ -55,7 +55,7 @@ class DenseRetriever:
             hnsw_ef_construction,
         )
         if embedder.model_id != store.model_id:
-            from ragkit.errors import ModelMismatchError
+            from ragkit.core.errors import ModelMismatchError
 
             raise ModelMismatchError(
                 f"index {store.path} was embedded with {store.model_id!r}; the query embedder is "
@@ -104,7 +104,7 @@ class DenseRetriever:
         with timed(timings, "embed_query"):
             q = self.embedder.embed_query(query)
         if q.shape[0] != self.store.dimension:
-            from ragkit.errors import ModelMismatchError
+            from ragkit.core.errors import ModelMismatchError
 
             raise ModelMismatchError(
                 f"query vectors have dimension {q.shape[0]} but index {self.store.path} holds "
@@ -132,7 +132,7 @@ class DenseRetriever:
 
     def _point_map(self) -> dict[str, Any]:
         """Point id -> chunk for the chunks of the manifest this process read (rebuilt when it changes)."""
-        from ragkit.vectorstores import point_id
+        from ragkit.index.vectorstores.base import point_id
 
         version = (self.store.generation, getattr(self.store, "changes", 0))
         if self._index is None or self._generation != version:

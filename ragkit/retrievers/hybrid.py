@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ragkit.errors import ConfigError
+from ragkit.core.errors import ConfigError
+from ragkit.core.types import Hit
 from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
 from ragkit.retrievers.intent import INTENT_WEIGHTS, classify_intent
-from ragkit.types import Hit
 
 
 class HybridRetriever:

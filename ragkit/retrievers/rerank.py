@@ -6,9 +6,9 @@ import os
 import threading
 from typing import Any
 
-from ragkit.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.types import Hit
 from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
-from ragkit.types import Hit
 
 DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from ragkit.collections import Collection
+from ragkit.index.collections import Collection
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "Who patented the typewriter, and when?"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.collections import Collection
-from ragkit.ingest import IngestReport
-from ragkit.presentation import display_name
+from ragkit.app.presentation import display_name
+from ragkit.index.collections import Collection
+from ragkit.index.reports import IngestReport
 from tests.app.conftest import QUESTION, ROOT, make_app, texts
 
 pytestmark = pytest.mark.slow

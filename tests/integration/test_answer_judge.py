@@ -9,10 +9,11 @@ import json
 
 import pytest
 
-from ragkit.config import PipelineConfig
 from ragkit.evaluation.answer_metrics import AnswerJudge
+from ragkit.evaluation.questionsets import load_question_set
 from ragkit.evaluation.report import markdown_report, warnings
-from ragkit.evaluation.runner import evaluate_configs, load_question_set
+from ragkit.evaluation.runner import evaluate_configs
+from ragkit.pipeline.config import PipelineConfig
 from tests import judge_script
 from tests.conftest import run_ragkit
 from tests.fake_servers import FakeGroq, FakeOllama
@@ -112,7 +113,7 @@ def test_eval_run_with_two_judges_citations_and_agreement(tmp_path, embedder):
     """A run over a collection with a Groq judge (every 7th reply malformed) and a well-behaved Ollama
     second judge: metrics per config with paired CIs, parse failures counted and warned, the judge's
     model and prompts stamped, agreement reported, citation precision/recall per answer."""
-    from ragkit.collections import Collection
+    from ragkit.index.collections import Collection
     from ragkit.llms.groq import GroqLLM
     from ragkit.llms.ollama import OllamaLLM
 
@@ -164,8 +165,8 @@ def test_eval_run_with_two_judges_citations_and_agreement(tmp_path, embedder):
 def test_cli_judge_run_calibrate_and_calibrated_gauge(tmp_path, monkeypatch, embedder):
     """``eval run --judge groq`` (key and base URL from the environment, never on disk), then ``ragkit
     calibrate`` on the saved JSON, then a pipeline from the calibrated config shows a calibrated gauge."""
-    from ragkit.collections import Collection
-    from ragkit.pipeline import RagPipeline
+    from ragkit.index.collections import Collection
+    from ragkit.pipeline.rag import RagPipeline
 
     key = "gsk_judge_secret_0123456789"
     root = tmp_path / "root"
@@ -220,7 +221,7 @@ def test_cli_judge_run_calibrate_and_calibrated_gauge(tmp_path, monkeypatch, emb
     new = PipelineConfig.load(calibrated)
     assert new.confidence_calibration["n"] == result["questions"]
     assert new.cache_key() != PipelineConfig.load(cfg).cache_key()
-    from ragkit.chunkers import make_chunker
+    from ragkit.ingestion.chunkers import make_chunker
 
     store, _ = c.index(make_chunker("sliding"), embedder)
     ans = RagPipeline(new, store, embedder).ask("What hormone controls blood sugar?")
@@ -233,6 +234,6 @@ def test_cli_judge_run_calibrate_and_calibrated_gauge(tmp_path, monkeypatch, emb
 
 
 def new_map_apply(config: PipelineConfig, raw: float) -> float:
-    from ragkit.evaluation.calibration import CalibrationMap
+    from ragkit.pipeline.calibration import CalibrationMap
 
     return CalibrationMap.from_dict(config.confidence_calibration).apply(raw)

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.config import PipelineConfig
-from ragkit.errors import RagkitError
+from ragkit.core.errors import RagkitError
+from ragkit.evaluation.questionsets import load_question_set
 from ragkit.evaluation.report import markdown_report
-from ragkit.evaluation.runner import evaluate_configs, load_question_set
+from ragkit.evaluation.runner import evaluate_configs
+from ragkit.pipeline.config import PipelineConfig
 from tests.conftest import run_ragkit
 
 pytestmark = pytest.mark.slow
@@ -134,7 +135,7 @@ def test_squad_run_reports_answers_abstention_and_calibration(squad_file, tmp_pa
     assert {"contains_gold", "f1", "false_abstention", "idk_when_absent", "ndcg@10"} <= metrics
     assert all(x["n"] == 2 for x in result["comparisons"] if x["metric"] == "idk_when_absent")
     # drill-down: a question of the run, asked again over the run's own index
-    from ragkit.compare import compare_question
+    from ragkit.app.compare import compare_question
     from ragkit.evaluation.runs import pipelines_for
 
     pa, pb = pipelines_for(result, ["sentence", "sliding"], tmp_path / "idx")
@@ -150,7 +151,7 @@ def test_squad_run_reports_answers_abstention_and_calibration(squad_file, tmp_pa
 
 @pytest.fixture
 def collection(tmp_path):
-    from ragkit.collections import Collection
+    from ragkit.index.collections import Collection
 
     c = Collection.create("tiny", tmp_path / "root")
     report = c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
@@ -231,12 +232,12 @@ NOTES = "\n\n".join(
 
 
 def test_passage_labels_judge_two_chunkers_and_compare_sees_the_same_passage(collection, tmp_path, embedder):
-    from ragkit.chunkers import make_chunker
-    from ragkit.compare import compare_question
+    from ragkit.app.compare import compare_question
     from ragkit.evaluation.evidence import evidence_ranking
     from ragkit.evaluation.labels import LabelSet
     from ragkit.evaluation.metrics import per_query_metrics
-    from ragkit.pipeline import RagPipeline
+    from ragkit.ingestion.chunkers import make_chunker
+    from ragkit.pipeline.rag import RagPipeline
 
     collection.add_files([("notes.txt", NOTES.encode())])
     a = PipelineConfig(
@@ -458,7 +459,7 @@ def test_all_five_presets_run_end_to_end_through_eval_run(squad_file, tmp_path, 
     really running (a tiny cross-encoder built here), its XML prompt and its 4096-token budget."""
     from pathlib import Path
 
-    from ragkit.presets import PRESETS_DIR, load_preset
+    from ragkit.pipeline.presets import PRESETS_DIR, load_preset
     from tests.conftest import build_tiny_cross_encoder
 
     for var in ("GROQ_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):

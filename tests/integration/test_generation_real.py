@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from ragkit.chunkers import SentenceChunker
-from ragkit.config import PipelineConfig
-from ragkit.ingest import ingest_paths, open_or_create
+from ragkit.core.types import Message
+from ragkit.index.ingest import ingest_paths, open_or_create
+from ragkit.ingestion.chunkers import SentenceChunker
 from ragkit.llms.base import GenerationRequest
 from ragkit.llms.local import LocalLLM, packaged_gemma_checkpoint
-from ragkit.pipeline import RagPipeline
-from ragkit.prompts import COMPLETION_STOP, FALLBACK_ANSWER
-from ragkit.types import Message
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.prompts import COMPLETION_STOP, FALLBACK_ANSWER
+from ragkit.pipeline.rag import RagPipeline
 from tests.conftest import run_ragkit
 
 pytestmark = pytest.mark.slow
@@ -116,7 +116,7 @@ def test_cli_ask_json(docling_index):
 
 
 def test_extractive_completes_sentences_cut_by_the_window(tmp_path, embedder, evaldata):
-    from ragkit.chunkers import SlidingChunker
+    from ragkit.ingestion.chunkers import SlidingChunker
 
     store, chunker = open_or_create(tmp_path / "small", embedder, SlidingChunker(size=120, overlap=0))
     ingest_paths(store, [evaldata / "pdfs" / "docling_multi_page.pdf"], chunker, embedder)

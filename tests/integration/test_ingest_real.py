@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit.chunkers import MarkdownChunker, SentenceChunker, SlidingChunker
-from ragkit.documents import load_document
-from ragkit.embeddings import Embedder, EmbeddingCache
-from ragkit.errors import ModelNotAvailableError
-from ragkit.ingest import ingest_paths, open_or_create
-from ragkit.store import IndexStore
+from ragkit.core.errors import ModelNotAvailableError
+from ragkit.index.embeddings import Embedder, EmbeddingCache
+from ragkit.index.ingest import ingest_paths, open_or_create
+from ragkit.index.store import IndexStore
+from ragkit.ingestion.chunkers import MarkdownChunker, SentenceChunker, SlidingChunker
+from ragkit.ingestion.parse import load_document
 from tests.conftest import run_ragkit
 
 pytestmark = pytest.mark.slow

@@ -19,12 +19,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit.errors import ConfigError, IndexStoreError, ModelMismatchError
-from ragkit.ingest import ingest_paths, open_or_create
+from ragkit.core.errors import ConfigError, IndexStoreError, ModelMismatchError
+from ragkit.index.ingest import ingest_paths, open_or_create
+from ragkit.index.store import IndexStore
+from ragkit.index.vectorstores.base import API_KEY_ENV, store_spec
+from ragkit.index.vectorstores.qdrant_edge import QdrantEdgeStore
+from ragkit.index.vectorstores.qdrant_server import QdrantServerStore
 from ragkit.retrievers import build_retriever
 from ragkit.retrievers.dense import DenseRetriever
-from ragkit.store import IndexStore
-from ragkit.vectorstores import API_KEY_ENV, QdrantEdgeStore, QdrantServerStore, store_spec
 from tests.conftest import ROOT, FakeEmbedder, run_ragkit
 from tests.fake_qdrant import FakeQdrant
 
@@ -101,7 +103,7 @@ def test_incremental_ingest_keeps_exactly_the_manifest_s_points(tmp_path):
 
 
 def _chunker_emb(store: IndexStore, emb):
-    from ragkit.chunkers import chunker_from_spec
+    from ragkit.ingestion.chunkers import chunker_from_spec
 
     return chunker_from_spec(store.chunker), emb
 
@@ -131,7 +133,7 @@ READER_WRITER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from pathlib import Path
     from tests.conftest import FakeEmbedder
-    from ragkit.ingest import ingest_paths, open_or_create
+    from ragkit.index.ingest import ingest_paths, open_or_create
     emb = FakeEmbedder()
     for i in range(15):
         p = Path({folder!r}) / f"w{{i}}.txt"
@@ -250,7 +252,7 @@ def test_cli_ingest_search_info_with_a_qdrant_server(tmp_path):
 
 
 def test_copy_moves_an_index_into_qdrant_and_back_without_embedding(tmp_path):
-    from ragkit.store import copy_index
+    from ragkit.index.store import copy_index
 
     files = corpus(tmp_path / "docs", n=5)
     local, emb, _ = build(tmp_path / "local", files)
@@ -272,9 +274,9 @@ CRASHING_WRITER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from pathlib import Path
     from tests.conftest import FakeEmbedder
-    from ragkit.chunkers import chunker_from_spec
-    from ragkit.documents import load_document
-    from ragkit.ingest import open_or_create
+    from ragkit.ingestion.chunkers import chunker_from_spec
+    from ragkit.ingestion.parse import load_document
+    from ragkit.index.ingest import open_or_create
     emb = FakeEmbedder()
     store, chunker = open_or_create({index!r}, emb, None)
     doc = load_document(Path({file!r}))

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.chunkers import SlidingChunker
-from ragkit.errors import ModelNotAvailableError
-from ragkit.ingest import ingest_bytes, open_or_create
+from ragkit.core.errors import ModelNotAvailableError
+from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.index.store import IndexStore
+from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.retrievers import build_retriever
 from ragkit.retrievers.rerank import CrossEncoderReranker, RerankRetriever
-from ragkit.store import IndexStore
 from tests.conftest import build_tiny_cross_encoder, run_ragkit
 
 pytestmark = pytest.mark.slow

@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from ragkit.config import PipelineConfig
-from ragkit.ingest import ingest_paths, open_or_create
-from ragkit.pipeline import RagPipeline
+from ragkit.index.ingest import ingest_paths, open_or_create
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.rag import RagPipeline
 from tests.conftest import run_ragkit
 from tests.web_servers import FIXTURES, FakeSearxng, PageServer
 

@@ -13,8 +13,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from ragkit.config import PipelineConfig
-from ragkit.errors import ConfigError, RagkitError
+from ragkit.core.errors import ConfigError, RagkitError
 from ragkit.evaluation.answer_metrics import (
     cohen_kappa,
     context_precision_score,
@@ -27,12 +26,13 @@ from ragkit.evaluation.answer_metrics import (
     spearman,
 )
 from ragkit.evaluation.calibration import (
-    CalibrationMap,
     cross_validated_calibration,
     expected_calibration_error,
     fit_calibration,
 )
 from ragkit.evaluation.citations_check import cited_sentences
+from ragkit.pipeline.calibration import CalibrationMap
+from ragkit.pipeline.config import PipelineConfig
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_hand_edited_calibration_maps_are_rejected_naming_the_field(bad, message
 
 
 def test_apply_calibration_moves_value_band_and_abstention_and_keeps_the_raw_value():
-    from ragkit.confidence import Confidence, ConfidenceConfig, apply_calibration
+    from ragkit.pipeline.confidence import Confidence, ConfidenceConfig, apply_calibration
 
     m = CalibrationMap("isotonic", (0.0, 0.2, 1.0), (0.0, 0.7, 0.9), fitted_on="SciFact", n=300)
     cfg = ConfidenceConfig(threshold=0.25)
@@ -284,12 +284,12 @@ def test_citation_check_with_a_decider_replaces_the_offline_decision(sources, em
 
 
 def test_unsupported_citations_are_marked_where_they_occur(sources, embedder):
+    from ragkit.app.presentation import answer_html, renumbered_refs
     from ragkit.evaluation.citations_check import (
         CitationCheck,
         check_citations,
         unsupported_markers,
     )
-    from ragkit.presentation import answer_html, renumbered_refs
 
     text = "The Eiffel Tower was completed in 1889 [2]. Everest is 8,849 metres high [2]."
     check = check_citations(text, sources, embedder)

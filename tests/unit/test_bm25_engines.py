@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ragkit.errors import ConfigError
+from ragkit.core.errors import ConfigError
+from ragkit.core.types import Chunk, Span
 from ragkit.retrievers.bm25 import BM25Retriever
-from ragkit.types import Chunk, Span
 
 
 @dataclass
@@ -76,7 +76,7 @@ def test_repeated_and_unknown_query_terms_score_alike():
 
 
 def test_bm25s_state_is_saved_with_the_index_reused_and_refreshed(tmp_path, fake_embedder):
-    from ragkit.store import IndexStore
+    from ragkit.index.store import IndexStore
     from tests.conftest import make_doc
 
     store = IndexStore(tmp_path / "idx", fake_embedder.model_id, fake_embedder.dimension, {"name": "sliding"})
@@ -132,7 +132,7 @@ class _Exploding:
 
 
 def test_empty_corpus_and_engine_in_config():
-    from ragkit.config import PipelineConfig
+    from ragkit.pipeline.config import PipelineConfig
 
     assert BM25Retriever(ChunkStore([chunk(0, "the of and")])).search("anything", 3) == []
     assert PipelineConfig().bm25_engine == "bm25s"

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from ragkit.chunkers import (
+from ragkit.core.errors import ConfigError
+from ragkit.ingestion.chunkers import (
     CHUNKERS,
     MarkdownChunker,
     SentenceChunker,
@@ -15,9 +16,8 @@ from ragkit.chunkers import (
     chunker_from_spec,
     make_chunker,
 )
-from ragkit.chunkers.base import MAX_CHUNK_CHARS
-from ragkit.chunkers.sentence import sentences
-from ragkit.errors import ConfigError
+from ragkit.ingestion.chunkers.base import MAX_CHUNK_CHARS
+from ragkit.ingestion.chunkers.sentence import sentences
 from tests.conftest import make_doc
 
 LOREM = (

@@ -9,14 +9,15 @@ import threading
 
 import pytest
 
-from ragkit.citations import renumber
-from ragkit.config import PipelineConfig
-from ragkit.documents import _Hyphenation, table_to_markdown
-from ragkit.pipeline import Answer
-from ragkit.presentation import answer_html, display_name, highlighted_page_html, safe_markdown
-from ragkit.progress import CliProgress, StageClock, format_duration
-from ragkit.types import Chunk, Hit, Span
-from ragkit.workspace import Workspace, chat_markdown, last_collection, remember_collection
+from ragkit.app.presentation import answer_html, display_name, highlighted_page_html, safe_markdown
+from ragkit.app.workspace import Workspace, chat_markdown, last_collection, remember_collection
+from ragkit.core.progress import CliProgress, StageClock, format_duration
+from ragkit.core.types import Chunk, Hit, Span
+from ragkit.ingestion.hyphenation import _Hyphenation
+from ragkit.ingestion.tables import table_to_markdown
+from ragkit.pipeline.answer import Answer
+from ragkit.pipeline.citations import renumber
+from ragkit.pipeline.config import PipelineConfig
 from tests.conftest import make_doc
 
 # ------------------------------------------------------------------ workspace
@@ -25,8 +26,8 @@ from tests.conftest import make_doc
 def _answer(text: str = "Sholes patented it in 1868 [1].") -> Answer:
     chunk = Chunk("d-k-00001", "d", "a.pdf", 1, "Sholes patented the typewriter in 1868.", (Span(2, 10, 49),))
     hit = Hit(chunk, 1, 0.03, "rrf", {"rrf": 0.03, "bm25": 4.2}, {"rrf": 1, "bm25": 2}, cosine=0.61)
-    from ragkit.confidence import retrieval_confidence
-    from ragkit.pipeline import Citation
+    from ragkit.pipeline.answer import Citation
+    from ragkit.pipeline.confidence import retrieval_confidence
 
     return Answer(
         "Who?", "Who?", text, False, None, [Citation(1, chunk.chunk_id, "a.pdf", 2)], [], False, [hit],
@@ -142,7 +143,7 @@ def test_document_text_loads_nothing_remote():
 
 
 def test_a_split_table_chunk_highlights_its_header_and_its_rows():
-    from ragkit.chunkers import SlidingChunker
+    from ragkit.ingestion.chunkers import SlidingChunker
 
     text = "Intro.\n\n| k | v |\n|---|---|\n" + "\n".join(f"| r{i} | {i} |" for i in range(200))
     doc = make_doc(text)

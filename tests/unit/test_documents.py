@@ -7,8 +7,9 @@ import hashlib
 import pymupdf
 import pytest
 
-from ragkit.documents import iter_documents, load_document, parse_bytes, table_to_markdown
-from ragkit.errors import DocumentError
+from ragkit.core.errors import DocumentError
+from ragkit.ingestion.parse import iter_documents, load_document, parse_bytes
+from ragkit.ingestion.tables import table_to_markdown
 
 
 def make_pdf(pages: list[str], **save_kwargs) -> bytes:

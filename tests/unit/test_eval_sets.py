@@ -10,7 +10,8 @@ import math
 
 import pytest
 
-from ragkit.errors import RagkitError
+from ragkit.core.errors import RagkitError
+from ragkit.core.types import Chunk, Hit, Span
 from ragkit.evaluation.datasets import parse_question_file
 from ragkit.evaluation.evidence import (
     covers,
@@ -31,7 +32,6 @@ from ragkit.evaluation.report import (
     per_question_rows,
     warnings,
 )
-from ragkit.types import Chunk, Hit, Span
 
 # ------------------------------------------------------------------ question files
 
@@ -224,7 +224,7 @@ def test_gold_answer_passages_rank_the_first_hit_holding_the_answer():
 
 
 def test_quotes_are_located_whitespace_and_case_insensitively():
-    from ragkit.types import Document, Page
+    from ragkit.core.types import Document, Page
 
     doc = Document(
         "d", "a.pdf", "s", (Page(1, "x"), Page(2, "The   TYPEWRITER was\npatented in 1868.")), "pdf"

@@ -7,12 +7,12 @@ import socket
 
 import pytest
 
-from ragkit.errors import LLMAuthError, LLMConnectionError, LLMRateLimitError, ModelNotAvailableError
+from ragkit.core.errors import LLMAuthError, LLMConnectionError, LLMRateLimitError, ModelNotAvailableError
+from ragkit.core.types import Message
 from ragkit.llms import build_llm, default_llm_name, ollama_reachable
 from ragkit.llms.base import GenerationRequest
 from ragkit.llms.groq import GroqLLM
 from ragkit.llms.ollama import OllamaLLM
-from ragkit.types import Message
 from tests.fake_servers import FakeGroq, FakeOllama
 
 KEY = "gsk_test_key_123456789"

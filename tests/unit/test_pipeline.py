@@ -6,15 +6,16 @@ from dataclasses import replace
 
 import pytest
 
-from ragkit.chunkers import SlidingChunker
-from ragkit.citations import parse_citations
-from ragkit.config import PipelineConfig
-from ragkit.errors import ConfigError
-from ragkit.ingest import ingest_bytes, open_or_create
+from ragkit.core.errors import ConfigError
+from ragkit.core.types import Chunk, Hit, Message, Span
+from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.llms.base import Generation
-from ragkit.pipeline import RagPipeline, is_follow_up, merge_terms, recent_turns
-from ragkit.prompts import FALLBACK_ANSWER, format_sources, grounded_completion, grounded_messages
-from ragkit.types import Chunk, Hit, Message, Span
+from ragkit.pipeline.citations import parse_citations
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.followup import is_follow_up, merge_terms, recent_turns
+from ragkit.pipeline.prompts import FALLBACK_ANSWER, format_sources, grounded_completion, grounded_messages
+from ragkit.pipeline.rag import RagPipeline
 
 
 class RecordingLLM:

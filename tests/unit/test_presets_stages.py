@@ -6,18 +6,18 @@ from __future__ import annotations
 
 import pytest
 
-from ragkit.chunkers import MarkdownChunker, SlidingChunker
-from ragkit.citations import parse_citations
-from ragkit.config import PipelineConfig
-from ragkit.errors import ConfigError
-from ragkit.ingest import ingest_bytes, open_or_create
+from ragkit.core.errors import ConfigError
+from ragkit.core.types import Chunk, Hit, Span
+from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.ingestion.chunkers import MarkdownChunker, SlidingChunker
 from ragkit.llms.base import Generation
-from ragkit.pipeline import RagPipeline
-from ragkit.presets import load_preset, preset_names, runnable_here
-from ragkit.prompts import format_sources, grounded_messages, is_fallback, templates_for
+from ragkit.pipeline.citations import parse_citations
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.presets import load_preset, preset_names, runnable_here
+from ragkit.pipeline.prompts import format_sources, grounded_messages, is_fallback, templates_for
+from ragkit.pipeline.rag import RagPipeline
+from ragkit.pipeline.stages import expand_queries, fit_budget, fuse_hit_lists, parse_yes_no
 from ragkit.retrievers.analyzer import Analyzer
-from ragkit.stages import expand_queries, fit_budget, fuse_hit_lists, parse_yes_no
-from ragkit.types import Chunk, Hit, Span
 from tests.conftest import make_doc
 
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.config import PipelineConfig
-from ragkit.documents import load_document, page_ranges, parse_bytes
-from ragkit.errors import ConfigError, DocumentError
-from ragkit.ingest import ingest_paths, open_or_create
-from ragkit.store import IndexStore
+from ragkit.core.errors import ConfigError, DocumentError
+from ragkit.index.ingest import ingest_paths, open_or_create
+from ragkit.index.store import IndexStore
+from ragkit.ingestion.parse import load_document, parse_bytes
+from ragkit.ingestion.reading import page_ranges
+from ragkit.pipeline.config import PipelineConfig
 from tests.adversarial import MAX_MB, make_batch
 from tests.conftest import FakeEmbedder
 
@@ -31,7 +32,7 @@ INGEST_SCRIPT = textwrap.dedent(
     import json, sys, time
     sys.path.insert(0, {root!r})
     from tests.conftest import FakeEmbedder
-    from ragkit.ingest import ingest_paths, open_or_create
+    from ragkit.index.ingest import ingest_paths, open_or_create
 
     class Slow(FakeEmbedder):
         def embed(self, texts, progress=None):
@@ -110,7 +111,7 @@ READER_WRITER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from pathlib import Path
     from tests.conftest import FakeEmbedder
-    from ragkit.ingest import ingest_paths, open_or_create
+    from ragkit.index.ingest import ingest_paths, open_or_create
     emb = FakeEmbedder()
     for i in range(25):
         p = Path({folder!r}) / f"doc{{i}}.txt"

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from ragkit.confidence import ConfidenceConfig, retrieval_confidence
+from ragkit.core.types import Chunk, Hit, Span
 from ragkit.evaluation.metrics import max_by_document, mean_metrics, per_query_metrics
 from ragkit.evaluation.retrieval import latency_summary
+from ragkit.pipeline.confidence import ConfidenceConfig, retrieval_confidence
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
 from ragkit.retrievers.intent import COMPARISON, CONCEPT, FACT, classify_intent
-from ragkit.types import Chunk, Hit, Span
 
 
 def test_rrf_by_hand():
@@ -163,7 +163,7 @@ def test_answer_metrics():
 
 
 def test_overlap_measures():
-    from ragkit.compare import jaccard, rank_biased_overlap
+    from ragkit.app.compare import jaccard, rank_biased_overlap
 
     a = ["a", "b", "c", "d", "e"]
     assert jaccard(a, a) == 1.0 and jaccard(a, ["x"]) == 0.0 and jaccard(["a", "b"], ["b", "c"]) == 1 / 3
@@ -182,14 +182,14 @@ def test_overlap_measures():
 
 
 def _hit(cid: str, source: str, start: int, end: int, rank: int) -> Hit:
-    from ragkit.types import Chunk, Span
+    from ragkit.core.types import Chunk, Span
 
     chunk = Chunk(cid, "d", source, 0, "x" * (end - start), (Span(1, start, end),))
     return Hit(chunk, rank, 1 / rank, "dense")
 
 
 def test_compare_overlap_is_measured_by_content_across_chunkers():
-    from ragkit.compare import compare_hits
+    from ragkit.app.compare import compare_hits
 
     # A: 500-character windows; B: 3-sentence chunks of the same page (different ids, same text)
     a = [_hit("d-aaaa-00001", "p.pdf", 500, 1000, 1), _hit("d-aaaa-00007", "p.pdf", 3000, 3500, 2)]
@@ -211,7 +211,7 @@ def test_compare_overlap_is_measured_by_content_across_chunkers():
 
 
 def test_compare_overlap_by_id_for_the_same_chunker():
-    from ragkit.compare import compare_hits
+    from ragkit.app.compare import compare_hits
 
     a = [_hit("d-kkkk-00001", "p.pdf", 0, 100, 1), _hit("d-kkkk-00002", "p.pdf", 100, 200, 2)]
     b = [_hit("d-kkkk-00002", "p.pdf", 100, 200, 1)]
@@ -220,7 +220,7 @@ def test_compare_overlap_by_id_for_the_same_chunker():
 
 
 def test_batch_summary_leaves_cached_answers_out_of_latency():
-    from ragkit.compare import batch_summary
+    from ragkit.app.compare import batch_summary
 
     rows = [
         {"A confidence": 0.5, "B confidence": 0.5, "A abstained": False, "B abstained": False, "jaccard": 1,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ragkit.errors import ConfigError, IndexStoreError
+from ragkit.core.errors import ConfigError, IndexStoreError
+from ragkit.core.types import Chunk, Document, Page, Span
+from ragkit.index.store import IndexStore
 from ragkit.retrievers import dense as dense_mod
 from ragkit.retrievers.dense import DenseRetriever
-from ragkit.store import IndexStore
-from ragkit.types import Chunk, Document, Page, Span
 
 
 class VecEmbedder:
@@ -83,7 +83,7 @@ def test_auto_switches_at_the_documented_size_and_an_in_memory_add_is_seen(tmp_p
 
 
 def test_hnsw_options_in_the_config():
-    from ragkit.config import PipelineConfig
+    from ragkit.pipeline.config import PipelineConfig
 
     c = PipelineConfig(dense_index="hnsw", hnsw_m=16, hnsw_ef_search=128)
     assert PipelineConfig.from_json(c.to_json()) == c and c.cache_key() != PipelineConfig().cache_key()
@@ -94,7 +94,7 @@ def test_hnsw_options_in_the_config():
 
 
 def test_auto_precision_follows_the_cpu(monkeypatch):
-    from ragkit import embeddings
+    from ragkit.index import embeddings
 
     monkeypatch.setattr(embeddings, "native_bf16", lambda: True)
     assert embeddings.Embedder(dtype="auto").dtype == "bfloat16"
@@ -106,7 +106,7 @@ def test_auto_precision_follows_the_cpu(monkeypatch):
 
 
 def test_an_index_never_mixes_precisions(tmp_path, fake_embedder):
-    from ragkit.ingest import open_or_create
+    from ragkit.index.ingest import open_or_create
 
     store, _ = open_or_create(tmp_path / "idx", fake_embedder)
     store.save()

@@ -7,15 +7,15 @@ import io
 
 import pytest
 
-from ragkit.chunkers import SentenceChunker, SlidingChunker
-from ragkit.documents import load_document, parse_bytes
-from ragkit.errors import DocumentError
-from ragkit.ingest import ingest_paths, open_or_create
-from ragkit.qa import matches, resolve_question_hits
-from ragkit.sources import PageCache, fetch, load_url
-from ragkit.store import IndexStore
-from ragkit.types import Hit
-from ragkit.websearch import SearxngClient, WebSearchError, fetch_pages
+from ragkit.core.errors import DocumentError
+from ragkit.core.types import Hit
+from ragkit.index.ingest import ingest_paths, open_or_create
+from ragkit.index.store import IndexStore
+from ragkit.ingestion.chunkers import SentenceChunker, SlidingChunker
+from ragkit.ingestion.fetch import PageCache, fetch, load_url
+from ragkit.ingestion.parse import load_document, parse_bytes
+from ragkit.ingestion.qa import matches, resolve_question_hits
+from ragkit.retrievers.web import SearxngClient, WebSearchError, fetch_pages
 from tests.web_servers import FIXTURES, FakeSearxng, PageServer
 
 
@@ -206,7 +206,7 @@ def test_searxng_json_results_are_read_and_cached(pages, tmp_path):
 
 
 def test_fetching_search_results_stays_within_the_time_budget(pages):
-    from ragkit.websearch import SearchResult
+    from ragkit.retrievers.web import SearchResult
 
     results = [SearchResult(f"{pages.url}/slow", "slow", ""), SearchResult(f"{pages.url}/news", "news", "")]
     docs, errors = fetch_pages(results, budget_s=1.0, cache=None)

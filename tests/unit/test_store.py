@@ -11,10 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit.chunkers import SentenceChunker, SlidingChunker
-from ragkit.errors import IndexStoreError, ModelMismatchError
-from ragkit.ingest import ingest_bytes, ingest_paths, open_or_create
-from ragkit.store import IndexStore, list_indexes
+from ragkit.core.errors import IndexStoreError, ModelMismatchError
+from ragkit.index.ingest import ingest_bytes, ingest_paths, open_or_create
+from ragkit.index.manifest import list_indexes
+from ragkit.index.store import IndexStore
+from ragkit.ingestion.chunkers import SentenceChunker, SlidingChunker
 from tests.conftest import FakeEmbedder, run_ragkit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -184,7 +185,7 @@ KILL_SCRIPT = textwrap.dedent(
     import os, signal, sys
     sys.path.insert(0, {root!r})
     from tests.conftest import FakeEmbedder, run_ragkit
-    from ragkit.ingest import ingest_paths, open_or_create
+    from ragkit.index.ingest import ingest_paths, open_or_create
 
     real_replace = os.replace
     def replace(src, dst):

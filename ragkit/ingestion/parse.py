@@ -1,0 +1,103 @@
+"""Any supported file -> ``Document``: the format is chosen by the file's extension (PDF, text, Markdown,
+HTML, DOCX, question-answer CSV/JSONL)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from ragkit.core.errors import DocumentError
+from ragkit.core.hashing import sha256_bytes
+from ragkit.core.types import Document, Page
+from ragkit.ingestion.pdf import _parse_pdf
+from ragkit.ingestion.reading import (
+    DEFAULT_MAX_MB,
+    PageProgress,
+    _check_not_binary_markup,
+    _check_size,
+    _check_suffix,
+    read_regular_file,
+)
+from ragkit.ingestion.text import _decode_text
+
+log = logging.getLogger(__name__)
+
+
+def load_document(
+    path: str | os.PathLike[str],
+    max_mb: float = DEFAULT_MAX_MB,
+    name: str | None = None,
+    root: str | os.PathLike[str] | None = None,
+    follow_symlinks: bool = False,
+    progress: PageProgress | None = None,
+) -> Document:
+    """Parse the file at ``path``; raises :class:`DocumentError` naming the file and the cause.
+
+    Args:
+        name: the document's name (``source``); default the file name.
+        root: the folder the user named; a symlink resolving outside it is refused unless
+            ``follow_symlinks`` (default: the file's own folder).
+    """
+    data = read_regular_file(path, max_mb, name=name, root=root, follow_symlinks=follow_symlinks)
+    return parse_bytes(name or Path(path).name, data, max_mb=max_mb, progress=progress)
+
+
+def parse_bytes(
+    name: str, data: bytes, max_mb: float = DEFAULT_MAX_MB, progress: PageProgress | None = None
+) -> Document:
+    """Parse a file's bytes (an upload, say); ``name`` decides the format by its extension."""
+    kind = _check_suffix(name)
+    _check_size(name, len(data), max_mb)
+    if not data:
+        raise DocumentError(name, "the file is empty (0 bytes)")
+    sha = sha256_bytes(data)
+    if kind == "html":
+        from ragkit.ingestion.html import html_to_document
+
+        _check_not_binary_markup(name, data)
+        return html_to_document(name, data)
+    if kind == "docx":
+        from ragkit.ingestion.docx import docx_to_document
+
+        return docx_to_document(name, data)
+    if kind == "qa":
+        from ragkit.ingestion.qa import looks_like_qa, qa_document
+
+        if not looks_like_qa(name, data):
+            raise DocumentError(
+                name,
+                "a .csv/.jsonl file is ingested as question-answer pairs: it needs 'question' and 'answer'",
+            )
+        return qa_document(name, data)
+    if kind == "pdf":
+        pages, warnings = _parse_pdf(name, data, progress)
+        encoding = None
+    else:
+        text, encoding, warnings = _decode_text(name, data)
+        pages = [Page(number=1, text=text)]
+        if not text.strip():
+            warnings.append("the file holds only whitespace: nothing to index")
+    doc = Document(
+        doc_id=sha[:16],
+        source=name,
+        sha256=sha,
+        pages=tuple(pages),
+        kind=kind,
+        warnings=tuple(warnings),
+        encoding=encoding,
+    )
+    return doc
+
+
+def iter_documents(
+    paths: Iterable[str | os.PathLike[str]], max_mb: float = DEFAULT_MAX_MB
+) -> Iterator[tuple[Path, Document | DocumentError]]:
+    """Yield ``(path, document or error)`` for each path, so one bad file never stops a batch."""
+    for path in paths:
+        try:
+            yield Path(path), load_document(path, max_mb=max_mb)
+        except DocumentError as e:
+            log.warning("%s", e)
+            yield Path(path), e

@@ -1,0 +1,46 @@
+"""Rows of table cells (from pdfplumber or python-docx) -> a GitHub Markdown table."""
+
+from __future__ import annotations
+
+
+def table_to_markdown(rows: list[list[str | None]]) -> str:
+    """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
+    clean = [[" ".join(c.split()).replace("|", "\\|") for c in row] for row in _explode_stacked_rows(rows)]
+    clean = [row for row in clean if any(row)]
+    if not clean:
+        return ""
+    width = max(len(r) for r in clean)
+    clean = [r + [""] * (width - len(r)) for r in clean]
+    keep = [j for j in range(width) if any(r[j] for r in clean)]
+    clean = [[r[j] for j in keep] for r in clean]
+    # a first row with one filled cell spanning the table is its title, not its header: put it above
+    caption = ""
+    if len(clean) > 2 and sum(1 for c in clean[0] if c) == 1:
+        caption = next(c for c in clean[0] if c) + "\n\n"
+        clean = clean[1:]
+    if len(clean) < 2 or len(keep) < 2:
+        return ""
+    lines = ["| " + " | ".join(clean[0]) + " |", "|" + "---|" * len(keep)]
+    lines += ["| " + " | ".join(r) + " |" for r in clean[1:]]
+    return caption + "\n".join(lines)
+
+
+def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
+    """Split a row whose non-empty cells all hold k lines into k rows.
+
+    Tables without ruling lines between rows come out of pdfplumber as one row of multi-line cells
+    ("Alabama\\nAlaska" beside "18,870\\n209"); re-stacking them keeps each value on its own row.
+    """
+    out: list[list[str]] = []
+    for row in rows:
+        if not row:
+            continue
+        cells = [(c or "").strip() for c in row]
+        lines = [c.split("\n") if c else [] for c in cells]
+        counts = {len(ls) for ls in lines if ls}
+        filled = sum(1 for ls in lines if ls)
+        if len(counts) == 1 and filled >= 2 and (k := counts.pop()) > 1:
+            out.extend([ls[i] if ls else "" for ls in lines] for i in range(k))
+        else:
+            out.append(cells)
+    return out

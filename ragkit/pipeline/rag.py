@@ -1,0 +1,397 @@
+"""The grounded pipeline: (follow-up rewrite) -> (expansion) -> retrieve -> (rerank) -> (grade, one
+rewrite and retry) -> (context budget) -> confidence -> prompt -> generate -> Answer.
+
+Below the confidence threshold the LLM is never called: the answer is the fallback sentence with the
+reason. Every answer carries its hits (scores and ranks per stage), citations, confidence, token counts
+where the backend reports them, timings per stage, a trace of the optional stages (grades, the rewrite,
+both retrievals, the alternative queries, what the budget dropped) and the hash of its config."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from ragkit.core.types import Hit, Message
+from ragkit.index.store import IndexStore
+from ragkit.llms import build_llm
+from ragkit.llms.base import LLM, GenerationRequest
+from ragkit.pipeline.answer import Answer, Citation, Prepared
+from ragkit.pipeline.citations import parse_citations
+from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
+from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.followup import is_follow_up, merge_terms, recent_turns
+from ragkit.pipeline.prompts import (
+    CITING_STYLES,
+    FALLBACK_ANSWER,
+    PromptTemplates,
+    grounded_completion,
+    grounded_messages,
+    is_fallback,
+    no_context_completion,
+    no_context_messages,
+    rewrite_prompt,
+    source_url,
+    templates_for,
+)
+from ragkit.retrievers import retriever_from_config
+from ragkit.retrievers.base import warm_up
+
+
+class RagPipeline:
+    """Ask questions against an index with one :class:`PipelineConfig`.
+
+    Args:
+        config: the pipeline's settings.
+        store: the index to search.
+        embedder: the index's embedder (queries, and the extractive backend).
+        llm: a backend to use instead of building ``config.llm`` (tests, shared instances).
+        api_key: a Groq key held in memory only.
+        reranker: a reranker instance to share (e.g. a cached cross-encoder).
+        retriever: a retriever built from this config to share (its BM25/FAISS state is built once).
+    """
+
+    def __init__(
+        self,
+        config: PipelineConfig,
+        store: IndexStore,
+        embedder: Any,
+        llm: LLM | None = None,
+        api_key: str | None = None,
+        reranker: Any | None = None,
+        templates: PromptTemplates | None = None,
+        retriever: Any | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.embedder = embedder
+        self.templates = templates or templates_for(
+            config.prompt_style, config.prompt_template, config.fallback_answer
+        )
+        self.llm = llm or build_llm(
+            config.llm,
+            model=config.llm_model,
+            embedder=embedder,
+            api_key=api_key,
+            host=config.ollama_host,
+            store=store,
+            base_url=config.openai_base_url,
+            fallback=config.fallback_answer,
+        )
+        self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
+        self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
+        self.calibration = None
+        if config.confidence_calibration is not None:
+            from ragkit.pipeline.calibration import CalibrationMap
+
+            self.calibration = CalibrationMap.from_dict(config.confidence_calibration)
+        self._warm = False
+
+    def warm_up(self) -> float:
+        """Load every model and build the search structures now; returns the milliseconds it took.
+
+        The first question runs this itself and reports it as the ``load`` stage, outside ``total``: a
+        model load is not the latency of a question.
+        """
+        t = time.perf_counter()
+        if not self._warm:
+            if not self.config.no_retrieval:
+                warm_up(self.retriever)
+            load = getattr(self.llm, "load", None)
+            if load is not None and self.llm.name == "local":
+                load()
+            self._warm = True
+        return (time.perf_counter() - t) * 1000
+
+    @classmethod
+    def from_index(cls, path: str | Path, config: PipelineConfig, **kwargs: Any) -> RagPipeline:
+        """Open the index at ``path`` with the embedding model it was built with."""
+        from dataclasses import replace
+
+        from ragkit.index.embeddings import Embedder
+
+        manifest = IndexStore.read_manifest(path)
+        embedder = Embedder(
+            manifest["embedding"]["model"], dtype=manifest["embedding"].get("dtype", "float32")
+        )
+        store = IndexStore.open(path, model_id=embedder.model_id)
+        # the index fixes the chunker and the embedding model: record them, so the answer's config
+        # hash and JSON say what was really searched
+        chunker = store.chunker
+        config = replace(
+            config,
+            chunker=chunker["name"],
+            chunker_params=dict(chunker.get("config", {})),
+            embedding_model=store.model_id,
+        )
+        return cls(config, store, embedder, **kwargs)
+
+    # -------------------------------------------------------------- steps
+
+    def standalone_query(self, question: str, history: Sequence[Message], timings: dict[str, float]) -> str:
+        """Rewrite a follow-up into a standalone query (LLM when there is one, else term merging)."""
+        if not is_follow_up(question, history):
+            return question
+        previous = next(m.content for m in reversed(history) if m.role == "user")
+        t = time.perf_counter()
+        try:
+            if self.llm.name == "extractive":
+                return merge_terms(question, previous)
+            prompt = rewrite_prompt(
+                question, recent_turns(history, self.config.history_turns), self.templates
+            )
+            req = GenerationRequest([Message("user", prompt)], prompt, question, (), 0.0, 64, ("\n",))
+            line = self.llm.generate(req).text.strip().splitlines()
+            rewritten = line[0].strip().strip('"') if line else ""
+            return rewritten if len(rewritten) > 3 else merge_terms(question, previous)
+        finally:
+            timings["rewrite"] = (time.perf_counter() - t) * 1000
+
+    def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
+        """Rewrite, retrieve and score confidence; build the request unless the pipeline abstains."""
+        timings: dict[str, float] = {}
+        if not self._warm:
+            timings["load"] = self.warm_up()
+        started = time.perf_counter()
+        history = recent_turns(history, self.config.history_turns)
+        t = self.templates
+        if self.config.no_retrieval:
+            request = GenerationRequest(
+                no_context_messages(question, history, t),
+                no_context_completion(question, history, t),
+                question,
+                (),
+                self.config.temperature,
+                self.config.max_tokens,
+                self._stop(),
+            )
+            return Prepared(question, question, [], None, request, None, "no_retrieval", timings, started)
+        query = self.standalone_query(question, history, timings)
+        has_query = getattr(self.embedder, "has_query", None)
+        cached = ["embed_query"] if has_query is not None and has_query(query) else []
+        trace: dict[str, Any] = {}
+        hits = self.retrieve(query, timings, trace)
+        confidence = retrieval_confidence(hits, self.confidence_config)
+        if self.calibration is not None:
+            confidence = apply_calibration(confidence, self.calibration, self.confidence_config)
+        if confidence.abstain:
+            reason = confidence.reason
+            if not hits and "grades" in trace:
+                reason = "no retrieved chunk was graded relevant, even after rewriting the query once"
+            return Prepared(
+                question, query, hits, confidence, None, reason, "rag", timings, started, cached, trace
+            )
+        # ``question`` carries the standalone query: the extractive backend matches sentences to it,
+        # while chat backends read the original question (and the history) from the messages.
+        request = GenerationRequest(
+            grounded_messages(question, hits, history, t),
+            grounded_completion(question, hits, history, t),
+            query,
+            hits,
+            self.config.temperature,
+            self.config.max_tokens,
+            self._stop(),
+        )
+        return Prepared(
+            question, query, hits, confidence, request, None, "rag", timings, started, cached, trace
+        )
+
+    def retrieve(self, query: str, timings: dict[str, float], trace: dict[str, Any]) -> list[Hit]:
+        """Retrieval with the optional stages of the config; each records what it did in ``trace``."""
+        from ragkit.pipeline import stages
+
+        cfg = self.config
+        queries = [query]
+        if cfg.query_expansion:
+            if self.llm.name == "extractive":
+                trace["expansion"] = {"skipped": "query expansion needs a language model backend"}
+            else:
+                t = time.perf_counter()
+                alternatives, parsed = stages.expand_queries(self.llm, query, cfg.query_expansion)
+                timings["expand"] = (time.perf_counter() - t) * 1000
+                queries += alternatives
+                trace["expansion"] = {"queries": alternatives, "parsed": parsed}
+        hits = self._search(queries, timings, trace)
+        hits = self._answers_for_questions(hits, trace)
+        if cfg.relevance_grader:
+            grader = stages.make_grader(self.llm, cfg.grader_threshold)
+            t = time.perf_counter()
+            grades = grader.grade(query, hits)
+            timings["grade"] = (time.perf_counter() - t) * 1000
+            trace["grader"] = grader.kind
+            trace["grades"] = [g.to_dict() for g in grades]
+            trace["first_retrieval"] = [h.chunk_id for h in hits]
+            kept = [h for h, g in zip(hits, grades, strict=True) if g.relevant]
+            if not kept:
+                t = time.perf_counter()
+                new_query, how = stages.rewrite_query(self.llm, query, hits)
+                timings["rewrite"] = timings.get("rewrite", 0.0) + (time.perf_counter() - t) * 1000
+                hits = self._answers_for_questions(self._search([new_query], timings, trace), trace)
+                t = time.perf_counter()
+                grades = grader.grade(new_query, hits)
+                timings["grade"] += (time.perf_counter() - t) * 1000
+                trace["rewrite"] = {"query": new_query, "how": how}
+                trace["second_retrieval"] = [h.chunk_id for h in hits]
+                trace["retry_grades"] = [g.to_dict() for g in grades]
+                kept = [h for h, g in zip(hits, grades, strict=True) if g.relevant]
+            trace["parse_failures"] = sum(
+                not g["parsed"] for g in trace["grades"] + trace.get("retry_grades", [])
+            )
+            hits = kept
+        if cfg.context_tokens:
+            t = time.perf_counter()
+            count, tokenizer = stages.token_counter(self.llm)
+            kept, dropped, sizes = stages.fit_budget(hits, cfg.context_tokens, count)
+            timings["budget"] = (time.perf_counter() - t) * 1000
+            trace["context"] = {
+                "budget": cfg.context_tokens,
+                "tokenizer": tokenizer,
+                "tokens": dict(zip([h.chunk_id for h in hits], sizes, strict=True)),
+                "used": sum(n for h, n in zip(hits, sizes, strict=True) if h in kept),
+                "dropped": [h.chunk_id for h in dropped],
+            }
+            hits = kept
+        return hits
+
+    def _answers_for_questions(self, hits: list[Hit], trace: dict[str, Any]) -> list[Hit]:
+        """A retrieved question of a Q&A collection stands for its answer (what the LLM reads and cites)."""
+        if not any(h.chunk.metadata.get("kind") == "question" for h in hits):
+            return hits
+        from ragkit.ingestion.qa import resolve_question_hits
+
+        hits, swaps = resolve_question_hits(hits, self.store)
+        trace.setdefault("question_to_answer", []).extend(swaps)
+        return hits
+
+    def _search(
+        self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any] | None = None
+    ) -> list[Hit]:
+        retriever = (
+            self._web_retriever(queries, timings, trace if trace is not None else {})
+            if self.config.web_search
+            else self.retriever
+        )
+        if len(queries) == 1:
+            return retriever.search(queries[0], self.config.top_k, timings)
+        from ragkit.pipeline.stages import fuse_hit_lists
+
+        lists = [retriever.search(q, self.config.top_k, timings) for q in queries]
+        t = time.perf_counter()
+        fused = fuse_hit_lists(lists, self.config.top_k, self.config.rrf_k)
+        timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
+        return fused
+
+    def _web_retriever(self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any]) -> Any:
+        """The config's retriever over a per-question index of the web pages the queries find."""
+        from ragkit.ingestion.chunkers import make_chunker
+        from ragkit.ingestion.fetch import PageCache
+        from ragkit.pipeline.stages import expand_queries
+        from ragkit.retrievers import web as websearch
+
+        cfg = self.config
+        cache = PageCache()
+        search_queries = list(queries)
+        if cfg.web_query_enhancement and self.llm.name != "extractive":
+            t = time.perf_counter()
+            more, parsed = expand_queries(self.llm, queries[0], 3)
+            timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
+            search_queries += more
+            trace["web_queries"] = {"queries": more, "parsed": parsed}
+        client = websearch.SearxngClient(websearch.searxng_url(cfg.searxng_url), cache=cache)
+        t = time.perf_counter()
+        results: list[Any] = []
+        seen: set[str] = set()
+        for q in search_queries:
+            for r in client.search(q, cfg.web_results):
+                if r.url not in seen and len(results) < cfg.web_results * len(search_queries):
+                    seen.add(r.url)
+                    results.append(r)
+        timings["web_search"] = timings.get("web_search", 0.0) + (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        docs, errors = websearch.fetch_pages(results, cfg.web_budget_s, cache)
+        timings["fetch"] = timings.get("fetch", 0.0) + (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
+        chunker = make_chunker(cfg.chunker, **cfg.chunker_params)
+        store = websearch.web_store(docs, chunker, self.embedder)
+        timings["index_web"] = timings.get("index_web", 0.0) + (time.perf_counter() - t) * 1000
+        trace.setdefault("web", []).append(
+            {"results": [r.to_dict() for r in results], "fetched": [d.source for d in docs], "errors": errors}
+        )
+        if self.llm.name == "extractive":
+            self.llm.store = store  # complete sentences from the fetched pages, not the collection
+        reranker = getattr(self.retriever, "reranker", None)
+        return retriever_from_config(cfg, store, self.embedder, reranker)
+
+    def _stop(self) -> tuple[str, ...]:
+        # base models continue the transcript; chat models end their turn by themselves
+        return self.templates.completion_stop if self.llm.name == "local" else ()
+
+    def finish(
+        self,
+        prep: Prepared,
+        text: str,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+    ) -> Answer:
+        """Turn generated text (or an abstention) into an :class:`Answer` with parsed citations."""
+        fallback = self.templates.fallback
+        reason = prep.abstain_reason
+        abstained = prep.request is None
+        if abstained:
+            text = fallback
+        elif is_fallback(text, (fallback, FALLBACK_ANSWER)):
+            abstained, reason = True, "the model found no answer in the sources"
+        style = self.templates.style
+        report = parse_citations(text, len(prep.hits), style, [source_url(h) for h in prep.hits])
+        citations = [
+            Citation(n, prep.hits[n - 1].chunk_id, prep.hits[n - 1].chunk.source, prep.hits[n - 1].chunk.page)
+            for n in report.valid
+        ]
+        timings = dict(prep.timings_ms)
+        timings["total"] = (time.perf_counter() - prep.started) * 1000
+        return Answer(
+            question=prep.question,
+            query=prep.query,
+            text=text,
+            abstained=abstained,
+            abstain_reason=reason,
+            citations=citations,
+            invalid_citations=list(report.invalid),
+            uncited=report.uncited and not abstained and prep.mode == "rag" and style in CITING_STYLES,
+            hits=prep.hits,
+            confidence=prep.confidence,
+            llm=self.llm.name,
+            model=self.llm.model,
+            mode=prep.mode,
+            config_hash=self.config.cache_key(),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            timings_ms=timings,
+            cached_stages=list(prep.cached_stages),
+            trace=dict(prep.trace),
+            prompt_style=style,
+        )
+
+    # -------------------------------------------------------------- entry points
+
+    def ask(self, question: str, history: Sequence[Message] = ()) -> Answer:
+        """Answer ``question`` (with the conversation so far) in one call."""
+        prep = self.prepare(question, history)
+        if prep.request is None:
+            return self.finish(prep, "")
+        t = time.perf_counter()
+        gen = self.llm.generate(prep.request)
+        prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
+        return self.finish(prep, gen.text, gen.prompt_tokens, gen.completion_tokens)
+
+    def stream(self, prep: Prepared) -> Iterator[str]:
+        """Text pieces of the answer for a prepared question (the fallback sentence if it abstained)."""
+        if prep.request is None:
+            yield self.templates.fallback
+            return
+        t = time.perf_counter()
+        try:
+            yield from self.llm.stream(prep.request)
+        finally:
+            prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
