@@ -4,7 +4,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from ui import state, widgets
+from ui import sidebar, state
 
 PAGES = Path(__file__).resolve().parent / "pages"  # absolute: the app runs from any working directory
 
@@ -21,6 +21,6 @@ nav = st.navigation(
     ]
 )
 st.sidebar.title("ragkit")
-widgets.collection_picker()
-widgets.pipeline_panel()
+sidebar.collection_picker()
+sidebar.pipeline_panel()
 nav.run()

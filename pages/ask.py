@@ -10,7 +10,7 @@ from ragkit.app.workspace import chat_markdown
 from ragkit.core.errors import RagkitError
 from ragkit.core.types import Message
 from ragkit.pipeline.answer import Answer
-from ui import state, widgets
+from ui import answers, state, widgets
 
 st.title("Ask")
 collection = widgets.active_collection()
@@ -61,7 +61,7 @@ for i, turn in enumerate(chat["turns"]):
             st.error(turn["error"])
             continue
         answer = Answer.from_dict(turn["answer"])
-        widgets.render_answer(answer, collection, key=f"{chat['id']}-t{i}")
+        answers.render_answer(answer, collection, key=f"{chat['id']}-t{i}")
         history += [Message("user", turn["question"]), Message("assistant", answer.text)]
 
 question = st.chat_input("Ask a question about the documents", disabled=not ready)
@@ -79,7 +79,7 @@ if question and ready and ws is not None:
                 text = st.write_stream(pipe.stream(prep))
             answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
             placeholder.empty()
-            widgets.render_answer(answer, collection, key=key)
+            answers.render_answer(answer, collection, key=key)
             ws.append_turn(chat["id"], {"question": question, "answer": answer.to_dict()})
         except RagkitError as e:
             st.error(str(e))

@@ -10,7 +10,7 @@ from ragkit.app.compare import batch_summary, compare_question, parse_questions
 from ragkit.app.presentation import hit_rows
 from ragkit.core.errors import RagkitError
 from ragkit.pipeline.answer import Answer
-from ui import state, widgets
+from ui import answers, state, widgets
 
 st.title("Compare")
 collection = widgets.active_collection()
@@ -49,7 +49,7 @@ def show_comparison(stored: dict) -> None:
     for col, name, ans, docs, side in ((left, label_a, a, docs_a, "a"), (right, label_b, b, docs_b, "b")):
         with col:
             st.subheader(f"Config {name}")
-            widgets.render_answer(
+            answers.render_answer(
                 ans, docs, key=f"cmp_{side}", latency_max=latency_max, gauge_title=f"{name}: confidence"
             )
             rows = hit_rows(ans.hits, cmp, side)

@@ -5,7 +5,7 @@ import streamlit as st
 
 from ragkit.core.errors import RagkitError
 from ragkit.index.collections import Collection, default_root
-from ragkit.index.manifest import list_indexes
+from ragkit.index.maintenance import list_indexes
 from ragkit.index.store import IndexStore
 from ui import state
 

@@ -11,8 +11,12 @@ import streamlit as st
 from ragkit.index.collections import Collection
 from ragkit.index.embeddings import Embedder
 from ragkit.index.store import IndexStore
+from ragkit.ingestion.chunkers import chunker_for
+from ragkit.llms import LLMS, build_llm
 from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.fields import fields_of
 from ragkit.pipeline.rag import RagPipeline
+from ragkit.retrievers import retriever_from_config
 
 
 @st.cache_resource(show_spinner="Loading the embedding model…")
@@ -31,11 +35,10 @@ def reranker(model: str):
     return r
 
 
-@st.cache_resource(show_spinner="Loading the local language model (first time: converting, a few minutes)…")
-def local_llm(model: str | None):
-    from ragkit.llms.local import LocalLLM
-
-    llm = LocalLLM(model)
+@st.cache_resource(show_spinner="Loading the language model (the first time may take minutes)…")
+def in_process_llm(backend: str, model: str | None):
+    """A backend that loads its model into this process, loaded once (shared: it holds no secret)."""
+    llm = build_llm(backend, model=model)
     llm.load()
     return llm
 
@@ -48,18 +51,14 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
 
 def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
     """Whether the collection's index for this config must be built or brought up to date first."""
-    from ragkit.ingestion.chunkers import make_chunker
-
     emb = embedder(config.embedding_model)
-    return not collection.is_indexed(make_chunker(config.chunker, **config.chunker_params), emb)
+    return not collection.is_indexed(chunker_for(config), emb)
 
 
 def index(collection: Collection, config: PipelineConfig, progress=None) -> IndexStore:
     """The collection's index for ``config`` (built or synced first if documents changed)."""
-    from ragkit.ingestion.chunkers import make_chunker
-
     emb = embedder(config.embedding_model)
-    chunker = make_chunker(config.chunker, **config.chunker_params)
+    chunker = chunker_for(config)
     if not collection.is_indexed(chunker, emb):
         collection.index(chunker, emb, progress)
     path = collection.index_path(chunker, emb)
@@ -67,43 +66,41 @@ def index(collection: Collection, config: PipelineConfig, progress=None) -> Inde
     return _index(str(path), generation, emb.model_id)
 
 
-#: the fields that decide a retriever (everything else of a config leaves it unchanged)
-RETRIEVAL_FIELDS = (
-    "chunker", "chunker_params", "embedding_model", "retriever", "bm25_k1", "bm25_b", "rrf_k", "hybrid_depth",
-    "hybrid_weights", "intent_routing", "rerank", "rerank_model", "rerank_candidates", "bm25_language",
-)  # fmt: skip
+#: the fields that decide a retriever: every field declared by the index's and the retrievers' components
+#: (everything else of a config leaves it unchanged; the fidelity test checks that this is true)
+RETRIEVER_FIELDS = fields_of("index", "retrieval")
+
+
+def retriever_settings(config: PipelineConfig) -> str:
+    """The JSON of the retriever-deciding fields: the key of the shared retriever cache."""
+    import json
+
+    return json.dumps({f: getattr(config, f) for f in RETRIEVER_FIELDS}, sort_keys=True)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _retriever(path: str, generation: int, retrieval_json: str):
+def _retriever(path: str, generation: int, settings_json: str):
     """A retriever over an opened index, keyed by the index generation and the retrieval settings only,
     so its BM25 statistics and FAISS index are built once, not on every question."""
     import json
 
-    from ragkit.retrievers import retriever_from_config
-
-    cfg = PipelineConfig.from_dict(json.loads(retrieval_json))
+    cfg = PipelineConfig.from_dict(json.loads(settings_json))
     emb = embedder(cfg.embedding_model)
     store = _index(path, generation, emb.model_id)  # model_id: aliases resolve to the canonical name
     rr = reranker(cfg.rerank_model) if cfg.rerank else None
     return retriever_from_config(cfg, store, emb, rr)
 
 
+def retriever(store: IndexStore, config: PipelineConfig):
+    """The shared retriever of ``config`` over ``store``."""
+    return _retriever(str(store.path), store.generation, retriever_settings(config))
+
+
 def pipeline(
-    collection: Collection, config: PipelineConfig, groq_key: str | None, progress=None
+    collection: Collection, config: PipelineConfig, api_key: str | None, progress=None
 ) -> RagPipeline:
-    """A pipeline over the collection; models come from the caches above, the Groq key from the session."""
+    """A pipeline over the collection; models come from the caches above, the API key from the session."""
     store = index(collection, config, progress)
     emb = embedder(config.embedding_model)
-    llm = None
-    if config.llm == "local":
-        llm = local_llm(config.llm_model)
-    # only the retrieval half of the config keys the shared retriever (no LLM settings, no secrets)
-    from dataclasses import replace
-
-    retrieval = replace(
-        PipelineConfig(),
-        **{f: getattr(config, f) for f in RETRIEVAL_FIELDS},
-    )
-    retriever = _retriever(str(store.path), store.generation, retrieval.to_json())
-    return RagPipeline(config, store, emb, llm=llm, api_key=groq_key, retriever=retriever)
+    llm = in_process_llm(config.llm, config.llm_model) if LLMS.component(config.llm).in_process else None
+    return RagPipeline(config, store, emb, llm=llm, api_key=api_key, retriever=retriever(store, config))

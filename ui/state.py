@@ -23,8 +23,6 @@ CONFIGS = "configs"  # {"A": PipelineConfig, "B": PipelineConfig}
 SAVED_CONFIGS = "_saved_configs"  # what the workspace holds, to save only on a change
 CONFIG_ERROR = "_config_error"  # the last rejected sidebar change, shown once
 EDITING = "editing"  # which config the sidebar edits
-GROQ_KEY = "groq_key"  # held in this session's memory only, never written anywhere
-OPENAI_KEY = "openai_key"  # the same, for an OpenAI-compatible server
 PRESET_NOTES = "_preset_notes"  # what loading a preset swapped on this machine
 CHAT_ID = "chat_id"  # the chat shown on the Ask page
 INGEST_REPORT = "ingest_report"
@@ -61,13 +59,22 @@ def get(key: str, default: Any = None) -> Any:
     return st.session_state.get(key, default)
 
 
-def groq_key() -> str | None:
-    return st.session_state.get(GROQ_KEY) or None
+def api_keys() -> dict[str, str]:
+    """Every API key this session holds, by backend (memory only)."""
+    from ragkit.llms import LLMS
+
+    return {n: st.session_state[key_slot(n)] for n in LLMS.names() if st.session_state.get(key_slot(n))}
+
+
+def key_slot(backend: str) -> str:
+    """The session key holding the API key of ``backend`` (``groq_key``, ``openai_key``): held in this
+    session's memory only, never written anywhere."""
+    return f"{backend}_key"
 
 
 def api_key(config: PipelineConfig) -> str | None:
     """The session's key for the config's backend (memory only)."""
-    return st.session_state.get(OPENAI_KEY if config.llm == "openai" else GROQ_KEY) or None
+    return st.session_state.get(key_slot(config.llm)) or None
 
 
 def active() -> Collection | None:

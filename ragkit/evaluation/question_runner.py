@@ -3,7 +3,7 @@ metrics, abstention, citation checks, judge metrics, latency per stage and token
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragkit.evaluation.answer_metrics import cohen_kappa, simpleqa_summary, spearman
@@ -26,6 +26,7 @@ from ragkit.evaluation.runners import (
     index_for,
 )
 from ragkit.index.embeddings import Embedder
+from ragkit.llms import key_for
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.rag import RagPipeline
 from ragkit.retrievers.intent import classify_intent
@@ -42,7 +43,7 @@ class QuestionRunner:
         embedders: dict,
         index_root: str = "indexes/.eval",
         progress: Progress | None = None,
-        api_key: str | None = None,
+        api_key: str | Mapping[str, str] | None = None,
         judge: Any = None,
         llm: Any = None,
         judge2: Any = None,
@@ -58,7 +59,8 @@ class QuestionRunner:
         for j in (judge, judge2):
             if j is not None and hasattr(j, "embedder") and j.embedder is None:
                 j.embedder = self.emb  # answer relevancy and correctness use the pipeline's model
-        self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=api_key)
+        key = key_for(api_key, config.llm)
+        self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=key)
         self.load_ms = self.pipe.warm_up()  # model loading is not any question's latency
         self.per_q: dict[str, dict[str, Any]] = {}
         self.runs: dict[str, list[str]] = {}  # question -> ranked units (passages or files)

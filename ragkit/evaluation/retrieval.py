@@ -21,7 +21,8 @@ from ragkit.core.types import Document
 from ragkit.evaluation.datasets import BeirDataset
 from ragkit.evaluation.metrics import max_by_document, mean_metrics, per_query_metrics
 from ragkit.index.ingest import ingest_documents, open_or_create
-from ragkit.index.store import IndexStore, copy_index
+from ragkit.index.maintenance import copy_index
+from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker
 from ragkit.retrievers.base import Retriever
 

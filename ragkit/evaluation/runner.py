@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ def evaluate_configs(
     *,
     holdout: float = 0.0,
     collection: Any = None,
-    api_key: str | None = None,
+    api_key: str | Mapping[str, str] | None = None,
     judge: Any = None,
     embedders: dict | None = None,
     judge2: Any = None,
@@ -73,7 +73,7 @@ def evaluate_configs(
     """Run every config over the question set and compare every pair on every per-question metric.
 
     ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
-    ``api_key`` is a Groq key used in memory only. ``judge`` is an
+    ``api_key`` is a key, or a map backend -> key, used in memory only. ``judge`` is an
     :class:`~ragkit.evaluation.answer_metrics.AnswerJudge` scoring ``judge_metrics`` (RAGAS-style names and
     ``simpleqa``), or the older 1-5 :class:`~ragkit.evaluation.judge.LLMJudge`; ``judge2`` a second
     AnswerJudge scoring the same metrics, for agreement. ``cite_decide`` replaces the offline citation

@@ -9,7 +9,7 @@ without the original file. Secrets are never part of a run (configs hold none).
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -106,12 +106,13 @@ def pipelines_for(
     index_root: str | Path = "indexes/.eval",
     *,
     collection: Any = None,
-    api_key: str | None = None,
+    api_key: str | Mapping[str, str] | None = None,
     embedders: dict | None = None,
 ) -> list[Any]:
     """Pipelines for the named configs of a run, over the same index the run searched (to open one of
     its questions in the Compare view)."""
     from ragkit.evaluation.runners import index_for
+    from ragkit.llms import key_for
     from ragkit.pipeline.rag import RagPipeline
 
     qset = question_set_of(saved, collection)
@@ -122,7 +123,7 @@ def pipelines_for(
         if n not in by_name:
             raise RagkitError(f"run {saved.get('run_id')} has no config named {n!r}")
         store, emb = index_for(qset, by_name[n], embedders, str(index_root), None)
-        out.append(RagPipeline(by_name[n], store, emb, api_key=api_key))
+        out.append(RagPipeline(by_name[n], store, emb, api_key=key_for(api_key, by_name[n].llm)))
     return out
 
 
@@ -132,7 +133,7 @@ def rerun(
     *,
     collection: Any = None,
     progress: Any = None,
-    api_key: str | None = None,
+    api_key: str | Mapping[str, str] | None = None,
     judge: Any = None,
     embedders: dict | None = None,
 ) -> tuple[dict[str, Any], list[str]]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError
 from ragkit.core.hashing import sha256_text
+from ragkit.core.options import Option, check_value
 
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
@@ -29,6 +30,20 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
 DTYPES = ("float32", "bfloat16")
+
+
+def _check_model(owner: str, value: Any) -> str:
+    value = check_value(owner, "embedding_model", value, "str", None, None)
+    if not value.strip():
+        raise ConfigError(f"{owner}: embedding_model must not be empty")
+    return value
+
+
+#: the config field naming the embedding model (it decides the index, with the chunker)
+OPTIONS = (
+    Option("embedding_model", "str", DEFAULT_MODEL, field="embedding_model", validate=_check_model,
+           widget="none", help="sentence-transformers model name or local path"),
+)  # fmt: skip
 
 
 def native_bf16() -> bool:

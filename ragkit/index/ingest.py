@@ -61,7 +61,7 @@ def open_or_create(
     (default: local files) and must match an existing index's.
     """
     if IndexStore.exists(path):
-        from ragkit.index.manifest import check_store
+        from ragkit.index.maintenance import check_store
 
         check_store(path, store_spec)
         store = IndexStore.open(path, model_id=embedder.model_id)

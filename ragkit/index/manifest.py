@@ -3,6 +3,7 @@ and checking where an index keeps its vectors."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import os
@@ -10,9 +11,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ragkit import __version__
 from ragkit.core.errors import IndexStoreError
-from ragkit.index.vectorstores.base import store_spec
+from ragkit.core.types import Chunk, Document
 
 SCHEMA_VERSION = 1
 
@@ -44,25 +47,6 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     return manifest
 
 
-def check_store(path: str | os.PathLike[str], wanted: dict[str, Any] | None) -> dict[str, Any]:
-    """The index's ``store`` spec; with ``wanted`` (flags the user gave), refuse a different one (an index
-    has one home for its vectors: it cannot be read from another, or moved by a flag)."""
-    have = read_manifest(path).get("store") or store_spec()
-    if wanted is None:
-        return have
-    differs = wanted["kind"] != have.get("kind") or any(
-        wanted.get(k) and wanted.get(k) != have.get(k) for k in ("uri", "collection")
-    )
-    if differs:
-        from ragkit.index.vectorstores.base import describe_store
-
-        raise IndexStoreError(
-            f"index {path} keeps its vectors in {describe_store(have)}, not {describe_store(wanted)}: "
-            "drop --store/--uri/--collection to use its own, or ingest into a new index"
-        )
-    return have
-
-
 class _Vanished(Exception):
     """A data file disappeared while the index was being opened (a concurrent save)."""
 
@@ -90,30 +74,42 @@ def _lines(path: Path) -> Iterator[str]:
                 yield line
 
 
-def list_indexes(root: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Summaries of the index directories directly under ``root`` (damaged ones say why)."""
-    out: list[dict[str, Any]] = []
-    root = Path(root)
-    if not root.is_dir():
-        return out
-    for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if not (d / MANIFEST).is_file():
-            continue
-        try:
-            m = read_manifest(d)
-        except IndexStoreError as e:
-            out.append({"name": d.name, "path": str(d), "error": str(e)})
-            continue
-        out.append(
-            {
-                "name": d.name,
-                "path": str(d),
-                "documents": m["counts"]["documents"],
-                "chunks": m["counts"]["chunks"],
-                "model": m["embedding"]["model"],
-                "chunker": m["chunker"]["name"],
-                "updated_at": m["updated_at"],
-                "error": None,
-            }
+def read_generation(path: Path, m: dict[str, Any]) -> tuple[list[Document], list[Chunk], np.ndarray]:
+    """The documents, chunks and vectors of the generation manifest ``m`` names (vectors of width 0 when
+    they live in a vector store); a file replaced by a concurrent save raises ``_Vanished``."""
+    files = m["files"]
+    emb = m["embedding"]
+    try:
+        docs = [Document.from_dict(json.loads(line)) for line in _lines(path / files["documents"])]
+        chunks = [Chunk.from_dict(json.loads(line)) for line in _lines(path / files["chunks"])]
+        vectors = (
+            np.load(path / files["vectors"], allow_pickle=False)
+            if "vectors" in files
+            else np.zeros((len(chunks), 0), dtype=np.float32)  # the vectors live in the store
         )
-    return out
+    except FileNotFoundError as e:
+        if _manifest_generation(path) != m["generation"]:
+            raise _Vanished from None  # a save replaced the generation we were reading
+        raise IndexStoreError(f"index {path} is damaged: {e}") from None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise IndexStoreError(f"index {path} is damaged: {e}") from None
+    if vectors.shape != (len(chunks), emb["dimension"] if "vectors" in files else 0):
+        raise IndexStoreError(
+            f"index {path} is damaged: {len(chunks)} chunks but vectors of shape {vectors.shape}"
+        )
+    return docs, chunks, vectors
+
+
+def remove_stale(path: Path, current: dict[str, str], generation: int) -> None:
+    """Delete data files older than the previous generation, and temp files of dead writers (only one
+    writer runs at a time, under the lock). The previous generation stays for readers that read the old
+    manifest an instant before a save switched it."""
+    keep = set(current.values()) | {MANIFEST, ".lock"}
+    for p in path.iterdir():
+        if not p.is_file() or p.name in keep:
+            continue
+        gen = _generation_of(p.name)
+        old_data = gen is not None and gen < generation - 1
+        if old_data or p.name.endswith(".tmp"):
+            with contextlib.suppress(OSError):
+                p.unlink()

@@ -44,14 +44,14 @@ from ragkit.core.types import Chunk, Document
 from ragkit.index.manifest import (
     MANIFEST,
     SCHEMA_VERSION,
-    _generation_of,
-    _lines,
     _manifest_generation,
     _now,
     _Vanished,
+    read_generation,
     read_manifest,
+    remove_stale,
 )
-from ragkit.index.vectorstores import VectorStore, open_vector_store, store_spec
+from ragkit.index.vectorstores import HNSW_FROM, LocalFaissStore, VectorStore, open_vector_store, store_spec
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ class IndexStore:
             from ragkit.index.vectorstores.base import default_collection
 
             self.store["collection"] = default_collection(self.path)
-        self._backend: VectorStore | None = None
+        self._vectors_adapter: VectorStore | None = None
         self._pending: set[str] = set()  # doc_ids added since the last save (their points are not written)
         self.model_id = model_id
         self.dimension = dimension
@@ -89,6 +89,7 @@ class IndexStore:
         self._chunks: dict[str, list[Chunk]] = {}  # doc_id -> its chunks, in order
         self._vectors: dict[str, np.ndarray] = {}  # doc_id -> (n, dim)
         self._flat: tuple[list[Chunk], np.ndarray] | None = None
+        self._ids: list[str] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -142,25 +143,7 @@ class IndexStore:
         store.created_at = m.get("created_at", store.created_at)
         store.updated_at = m.get("updated_at", store.updated_at)
         store.generation = m["generation"]
-        files = m["files"]
-        try:
-            docs = [Document.from_dict(json.loads(line)) for line in _lines(path / files["documents"])]
-            chunks = [Chunk.from_dict(json.loads(line)) for line in _lines(path / files["chunks"])]
-            vectors = (
-                np.load(path / files["vectors"], allow_pickle=False)
-                if "vectors" in files
-                else np.zeros((len(chunks), 0), dtype=np.float32)  # the vectors live in the store
-            )
-        except FileNotFoundError as e:
-            if _manifest_generation(path) != m["generation"]:
-                raise _Vanished from None  # a save replaced the generation we were reading
-            raise IndexStoreError(f"index {path} is damaged: {e}") from None
-        except (OSError, ValueError, KeyError, TypeError) as e:
-            raise IndexStoreError(f"index {path} is damaged: {e}") from None
-        if vectors.shape != (len(chunks), emb["dimension"] if "vectors" in files else 0):
-            raise IndexStoreError(
-                f"index {path} is damaged: {len(chunks)} chunks but vectors of shape {vectors.shape}"
-            )
+        docs, chunks, vectors = read_generation(path, m)
         infos = {d["doc_id"]: d for d in m["documents"]}
         store.documents = {d.doc_id: d for d in docs}
         store.doc_info = {d.doc_id: infos[d.doc_id] for d in docs if d.doc_id in infos}
@@ -183,17 +166,18 @@ class IndexStore:
     @property
     def vectors(self) -> np.ndarray:
         """All vectors in chunk order (``local`` store; a Qdrant store keeps them in Qdrant: use
-        :meth:`vectors_at` or search through :attr:`backend`)."""
-        if self.is_remote:
+        :meth:`vectors_at` or search through :attr:`vector_store`)."""
+        if not self.holds_vectors:
             raise IndexStoreError(
                 f"index {self.path} keeps its vectors in {self.store_description}: they are not loaded"
             )
         return self._flatten()[1]
 
     @property
-    def is_remote(self) -> bool:
-        """Whether the vectors live in a vector store (Qdrant) rather than in this directory."""
-        return self.store.get("kind") != "local"
+    def holds_vectors(self) -> bool:
+        """Whether this process holds the vectors in memory (the ``local`` store, whose vectors are files
+        of this index) rather than asking Qdrant (embedded or a server) for them."""
+        return self.store.get("kind") == "local"
 
     @property
     def store_description(self) -> str:
@@ -202,26 +186,38 @@ class IndexStore:
         return describe_store(self.store)
 
     @property
-    def backend(self) -> VectorStore:
-        """The vector store adapter (Qdrant), opened on first use."""
-        if not self.is_remote:
-            raise IndexStoreError(f"index {self.path} keeps its vectors in local files")
-        if self._backend is None:
-            self._backend = open_vector_store(self.store, self.path, self.dimension)
-        return self._backend
+    def vector_store(self) -> VectorStore:
+        """The vectors behind the one protocol dense search uses: local files searched by FAISS, or a
+        Qdrant adapter (opened on first use)."""
+        if self._vectors_adapter is None:
+            if self.holds_vectors:
+                self._vectors_adapter = LocalFaissStore(self._vector_rows, self._version, self.dimension)
+            else:
+                self._vectors_adapter = open_vector_store(self.store, self.path, self.dimension)
+        return self._vectors_adapter
+
+    def _vector_rows(self) -> tuple[list[str], np.ndarray]:
+        ids = self._ids
+        if ids is None or len(ids) != len(self.chunks):
+            ids = self._ids = [c.chunk_id for c in self.chunks]
+        return ids, self.vectors
+
+    def _version(self) -> tuple[int, int]:
+        """Changes when the chunks do: a new generation, or adds and removes in memory."""
+        return (self.generation, self.changes)
 
     def close(self) -> None:
         """Release the vector store (files, connections); the index can be used again afterwards."""
-        if self._backend is not None:
-            self._backend.close()
-            self._backend = None
+        if self._vectors_adapter is not None:
+            self._vectors_adapter.close()
+            self._vectors_adapter = None
 
     def vectors_at(self, rows: list[int]) -> np.ndarray:
         """The vectors of these chunk rows (from the vector store when they live there)."""
-        if not self.is_remote:
+        if self.holds_vectors:
             return self.vectors[rows]
         chunks = self.chunks
-        return self.backend.fetch([chunks[r].chunk_id for r in rows])
+        return self.vector_store.fetch([chunks[r].chunk_id for r in rows])
 
     def _flatten(self) -> tuple[list[Chunk], np.ndarray]:
         if self._flat is None:
@@ -229,10 +225,11 @@ class IndexStore:
             parts = [self._vectors[d] for d in self.documents if len(self._vectors[d])]
             vecs = (
                 np.concatenate(parts).astype(np.float32, copy=False)
-                if parts and not self.is_remote
+                if parts and self.holds_vectors
                 else np.zeros((0, self.dimension), dtype=np.float32)
             )
             self._flat = (chunks, vecs)
+            self._ids = None
         return self._flat
 
     def find_source(self, source: str) -> str | None:
@@ -342,11 +339,11 @@ class IndexStore:
             "documents": f"documents-{gen:06d}.jsonl",
             "chunks": f"chunks-{gen:06d}.jsonl",
         }
-        if not self.is_remote:
+        if self.holds_vectors:
             files["vectors"] = f"vectors-{gen:06d}.npy"
         chunks, vectors = self._flatten()
         docs = list(self.documents.values())
-        if self.is_remote:
+        if not self.holds_vectors:
             self._write_points()
         atomic_write(
             self.path / files["documents"],
@@ -356,7 +353,7 @@ class IndexStore:
             self.path / files["chunks"],
             lambda f: f.writelines(json.dumps(c.to_dict(), ensure_ascii=False) + "\n" for c in chunks),
         )
-        if not self.is_remote:
+        if self.holds_vectors:
             atomic_write(self.path / files["vectors"], lambda f: np.save(f, vectors), mode="wb")
         self.updated_at = _now()
         manifest = {
@@ -379,62 +376,23 @@ class IndexStore:
         atomic_write(self.path / MANIFEST, lambda f: json.dump(manifest, f, indent=2))
         self.generation = gen
         self.changes = 0
-        if self.is_remote:
+        if not self.holds_vectors:
             # after the switch: points of documents no longer in the manifest (removed, replaced, or
             # left by a writer that crashed before its switch) are deleted
-            self.backend.retain_only(self.documents)
-            self.backend.commit()
-        self._remove_stale(files)
+            self.vector_store.retain_only(self.documents)
+            self.vector_store.commit()
+        remove_stale(self.path, files, self.generation)
 
     def _write_points(self) -> None:
         """Upsert the points of documents added since the last save (before the manifest switch), then
         drop their vectors from memory: the store holds them now."""
-        from ragkit.retrievers.dense import HNSW_FROM
-
         for doc_id in [d for d in self.documents if d in self._pending]:
             chunks = self._chunks[doc_id]
-            self.backend.upsert(
+            self.vector_store.upsert(
                 doc_id, [c.chunk_id for c in chunks], self._vectors[doc_id], [c.text for c in chunks]
             )
-        self.backend.commit(optimize=len(self.chunks) >= HNSW_FROM and bool(self._pending))
+        self.vector_store.commit(optimize=len(self.chunks) >= HNSW_FROM and bool(self._pending))
         for doc_id in self._pending:
             if doc_id in self._vectors:
                 self._vectors[doc_id] = np.zeros((len(self._chunks[doc_id]), 0), dtype=np.float32)
         self._pending.clear()
-
-    def _remove_stale(self, current: dict[str, str]) -> None:
-        """Delete data files older than the previous generation, and temp files of dead writers (only
-        one writer runs at a time, under the lock). The previous generation stays for readers that read
-        the old manifest an instant before this save switched it."""
-        keep = set(current.values()) | {MANIFEST, ".lock"}
-        for p in self.path.iterdir():
-            if not p.is_file() or p.name in keep:
-                continue
-            gen = _generation_of(p.name)
-            old_data = gen is not None and gen < self.generation - 1
-            if old_data or p.name.endswith(".tmp"):
-                with contextlib.suppress(OSError):
-                    p.unlink()
-
-
-def copy_index(
-    source: str | os.PathLike[str], target: str | os.PathLike[str], store: dict[str, Any] | None = None
-) -> IndexStore:
-    """Copy an index (documents, chunks and vectors, no re-embedding) into a new index whose vectors live
-    in ``store`` (:func:`ragkit.vectorstores.store_spec`): how an existing index moves into Qdrant."""
-    if IndexStore.exists(target):
-        raise IndexStoreError(f"index {target} already exists: copy into a new directory")
-    src = IndexStore.open(source)
-    dst = IndexStore(target, src.model_id, src.dimension, src.chunker, src.embedding_dtype, store)
-    with dst.lock():
-        for doc_id, doc in src.documents.items():
-            chunks = src._chunks[doc_id]
-            vectors = (
-                src.backend.fetch([c.chunk_id for c in chunks]) if src.is_remote else src._vectors[doc_id]
-            )
-            dst.add(doc, chunks, vectors, {})
-            dst.doc_info[doc_id] = dict(src.doc_info[doc_id])  # keeps when and how it was ingested
-        dst.created_at = src.created_at
-        dst.save()
-    src.close()
-    return dst

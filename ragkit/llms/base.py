@@ -4,9 +4,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from ragkit.core.types import Hit, Message
+
+#: what a backend says when the sources do not hold the answer (a config's ``fallback_answer`` overrides)
+FALLBACK_ANSWER = "I don't know based on the provided context."
+
+
+@dataclass
+class LLMContext:
+    """What building a backend may need; each backend's ``from_context`` takes the parts it uses."""
+
+    model: str | None = None
+    api_key: str | None = None  # held in memory only
+    host: str | None = None
+    base_url: str | None = None
+    embedder: Any = None  # the extractive reader's sentence embeddings
+    store: Any = None  # the index, to complete sentences cut by a chunk's edge
+    fallback: str | None = None
 
 
 @dataclass

@@ -34,10 +34,11 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component
 from ragkit.ingestion.chunkers.base import table_regions
 from ragkit.ingestion.chunkers.sentence import paragraphs, sentences
-from ragkit.llms.base import Generation, GenerationRequest
-from ragkit.pipeline.prompts import FALLBACK_ANSWER
+from ragkit.llms.base import FALLBACK_ANSWER, Generation, GenerationRequest, LLMContext
 
 #: how far around a chunk its page is read to complete the sentences its edges cut
 _MARGIN = 600
@@ -59,8 +60,9 @@ class Unit:
     header: str = ""  # table rows: the header row and rule
 
 
-class ExtractiveLLM:
-    """Answers with the source sentences (or table rows) that best match the question.
+class ExtractiveReader:
+    """Answers with the source sentences (or table rows) that best match the question: a reader, not a
+    language model (it writes nothing of its own).
 
     Args:
         embedder: any object with ``embed(texts)`` and ``embed_query(text)`` returning unit vectors.
@@ -71,7 +73,24 @@ class ExtractiveLLM:
         max_chars: the longest sentence quoted whole; longer ones are cut at a word.
     """
 
+    component = Component(
+        "llm",
+        "extractive",
+        "no language model: the retrieved sentences closest to the question, each cited",
+        generative=False,
+    )
     name = "extractive"
+
+    @classmethod
+    def from_context(cls, ctx: LLMContext) -> ExtractiveReader:
+        if ctx.embedder is None:
+            raise ConfigError("the extractive backend needs the index's embedder")
+        return cls(ctx.embedder, store=ctx.store, **({"fallback": ctx.fallback} if ctx.fallback else {}))
+
+    @classmethod
+    def unavailable(cls, config: Any, api_key: str | None = None) -> str | None:
+        """Why it cannot run here: never (it needs nothing)."""
+        return None
 
     def __init__(
         self,

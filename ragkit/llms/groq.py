@@ -6,6 +6,7 @@ The key comes from the sidebar or ``GROQ_API_KEY`` and is held in memory only (s
 
 from __future__ import annotations
 
+from ragkit.core.options import Component
 from ragkit.llms.openai_compat import ChatCompletionsLLM
 
 DEFAULT_GROQ_MODEL = "llama-3.3-70b-versatile"
@@ -14,6 +15,16 @@ DEFAULT_GROQ_MODEL = "llama-3.3-70b-versatile"
 class GroqLLM(ChatCompletionsLLM):
     """Chat completions on Groq; 429s are retried with exponential backoff (honouring Retry-After)."""
 
+    component = Component(
+        "llm",
+        "groq",
+        "Groq's API through the official SDK",
+        generative=True,
+        key_env="GROQ_API_KEY",
+        default_model=DEFAULT_GROQ_MODEL,
+        model_hint=DEFAULT_GROQ_MODEL,
+        extras={"key_label": "Groq API key"},
+    )
     name = "groq"
     service = "Groq"
     sdk = "groq"

@@ -16,9 +16,11 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError
-from ragkit.llms.base import Generation, GenerationRequest, cut_at_stop
+from ragkit.core.options import Component
+from ragkit.llms.base import Generation, GenerationRequest, LLMContext, cut_at_stop
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +77,28 @@ class LocalLLM:
             BENCHMARKS.md) or ``"float32"``.
     """
 
+    component = Component(
+        "llm",
+        "local",
+        "a transformers model in this process (causal or seq2seq); default the packaged Gemma 3 270M",
+        generative=True,
+        default_model=DEFAULT_LOCAL_MODEL,
+        model_hint="packaged Gemma 3 270M",
+        in_process=True,
+        continues_text=True,
+    )
     name = "local"
+
+    @classmethod
+    def from_context(cls, ctx: LLMContext) -> LocalLLM:
+        return cls(model=ctx.model)
+
+    @classmethod
+    def unavailable(cls, config: Any, api_key: str | None = None) -> str | None:
+        """Why it cannot run here (the named weights are not on this machine), or None."""
+        if config.llm_model and not model_available(config.llm_model):
+            return f"needs the model {config.llm_model}, whose weights are not on this machine"
+        return None
 
     def __init__(self, model: str | None = None, dtype: str = "bfloat16") -> None:
         if dtype not in ("bfloat16", "float32"):
@@ -88,6 +111,10 @@ class LocalLLM:
 
     def __repr__(self) -> str:
         return f"LocalLLM({self.model!r}, dtype={self.dtype!r})"
+
+    def tokenizer(self) -> Any:
+        """The model's own tokenizer (a context budget counts tokens with it)."""
+        return self.load()[1]
 
     def load(self):
         """``(model, tokenizer)``, loading on first use."""
@@ -171,3 +198,19 @@ class LocalLLM:
             if len(buffer) > sent:
                 yield buffer[sent:]
         thread.join()
+
+
+def in_hf_cache(repo: str) -> bool:
+    """Whether the local Hugging Face cache holds ``repo`` (nothing is downloaded)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(repo, "config.json"), str)
+    except Exception:
+        return False
+
+
+def model_available(name: str) -> bool:
+    """Whether weights for ``name`` are here: a local directory, or the local Hugging Face cache."""
+    path = os.path.expanduser(name)
+    return os.path.isdir(path) or in_hf_cache(name)

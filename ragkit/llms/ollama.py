@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragkit.core.errors import LLMConnectionError, LLMError, ModelNotAvailableError
-from ragkit.llms.base import Generation, GenerationRequest
+from ragkit.core.options import Component, Option
+from ragkit.llms.base import Generation, GenerationRequest, LLMContext
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
 DEFAULT_OLLAMA_MODEL = "llama3.2"
@@ -16,7 +17,29 @@ DEFAULT_OLLAMA_MODEL = "llama3.2"
 class OllamaLLM:
     """Chat with a model served by Ollama at ``host`` (default ``$OLLAMA_HOST`` or localhost:11434)."""
 
+    component = Component(
+        "llm",
+        "ollama",
+        "a local Ollama server through the official SDK",
+        options=(
+            Option("host", "str?", None, field="ollama_host", flag="--ollama-host", blank_is_none=True,
+                   label="Ollama host", placeholder=DEFAULT_OLLAMA_HOST,
+                   help="the Ollama server (default $OLLAMA_HOST or localhost:11434)"),
+        ),
+        generative=True,
+        default_model=DEFAULT_OLLAMA_MODEL,
+        model_hint=DEFAULT_OLLAMA_MODEL,
+    )  # fmt: skip
     name = "ollama"
+
+    @classmethod
+    def from_context(cls, ctx: LLMContext) -> OllamaLLM:
+        return cls(model=ctx.model, host=ctx.host)
+
+    @classmethod
+    def unavailable(cls, config: Any, api_key: str | None = None) -> str | None:
+        """Why it cannot run here (no server answers), or None."""
+        return None if reachable(config.ollama_host) else "needs an Ollama server, and none answers"
 
     def __init__(self, model: str | None = None, host: str | None = None, timeout: float = 120.0) -> None:
         self.model = model or DEFAULT_OLLAMA_MODEL
@@ -100,3 +123,16 @@ class OllamaLLM:
                     yield part.message.content
         except Exception as e:
             raise self._translate(e) from None
+
+
+def reachable(host: str | None = None, timeout: float = 0.5) -> bool:
+    """Whether an Ollama server answers at ``host`` (a quick ``/api/tags`` probe)."""
+    import httpx
+
+    url = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
+    if "://" not in url:
+        url = f"http://{url}"
+    try:
+        return httpx.get(f"{url.rstrip('/')}/api/tags", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False

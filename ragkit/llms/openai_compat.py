@@ -23,7 +23,8 @@ from ragkit.core.errors import (
     LLMRateLimitError,
     ModelNotAvailableError,
 )
-from ragkit.llms.base import Generation, GenerationRequest, redact
+from ragkit.core.options import Component, Option
+from ragkit.llms.base import Generation, GenerationRequest, LLMContext, redact
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +39,17 @@ class ChatCompletionsLLM:
     base_url_env: ClassVar[str] = ""
     default_model: ClassVar[str] = ""
     default_where: ClassVar[str] = ""
+
+    @classmethod
+    def from_context(cls, ctx: LLMContext) -> ChatCompletionsLLM:
+        return cls(model=ctx.model, api_key=ctx.api_key, base_url=ctx.base_url)
+
+    @classmethod
+    def unavailable(cls, config: Any, api_key: str | None = None) -> str | None:
+        """Why it cannot run here (no key), or None."""
+        if api_key or os.environ.get(cls.key_env):
+            return None
+        return f"needs a {cls.service} API key"
 
     def __init__(
         self,
@@ -181,6 +193,23 @@ class OpenAILLM(ChatCompletionsLLM):
     ``OPENAI_BASE_URL`` or OpenAI's own; key from the sidebar or ``OPENAI_API_KEY``. A local server
     (vLLM, llama.cpp, LM Studio) usually wants no key: with a base URL and no key, none is sent."""
 
+    component = Component(
+        "llm",
+        "openai",
+        "any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio, OpenAI)",
+        options=(
+            Option("base_url", "str?", None, field="openai_base_url", flag="--base-url", blank_is_none=True,
+                   added_later=True, label="Server base URL",
+                   placeholder="http://127.0.0.1:8000/v1 (blank: OpenAI)",
+                   help="openai: the server's base URL (vLLM, llama.cpp, LM Studio)"),
+        ),
+        generative=True,
+        key_env="OPENAI_API_KEY",
+        default_model="gpt-4o-mini",
+        model_hint="gpt-4o-mini",
+        extras={"key_label": "API key",
+                "key_help": "Kept in this browser session's memory only; a local server usually needs none."},
+    )  # fmt: skip
     name = "openai"
     service = "the OpenAI-compatible server"
     sdk = "openai"
@@ -188,6 +217,17 @@ class OpenAILLM(ChatCompletionsLLM):
     base_url_env = "OPENAI_BASE_URL"
     default_model = "gpt-4o-mini"
     default_where = "api.openai.com"
+
+    @classmethod
+    def unavailable(cls, config: Any, api_key: str | None = None) -> str | None:
+        if (
+            api_key
+            or os.environ.get(cls.key_env)
+            or config.openai_base_url
+            or os.environ.get(cls.base_url_env)
+        ):
+            return None
+        return "needs an OpenAI-compatible server (a base URL) or an OpenAI key"
 
     def _missing_key(self) -> LLMAuthError:
         return LLMAuthError(

@@ -31,7 +31,30 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Option
 from ragkit.core.types import Hit
+
+
+def _check_calibration(owner: str, value: Any) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    from ragkit.pipeline.calibration import CalibrationMap
+
+    try:
+        return CalibrationMap.from_dict(value).to_dict()
+    except ValueError as e:
+        raise ConfigError(f"{owner}: confidence_calibration: {e}") from None
+
+
+#: the config fields of the gauge: the abstention threshold and an optional fitted calibration map
+OPTIONS = (
+    Option("confidence_threshold", "float", 0.25, 0.0, 1.0, field="confidence_threshold", flag="--threshold",
+           widget="slider", step=0.05, label="Abstain below confidence",
+           help="abstain below this retrieval confidence"),
+    Option("confidence_calibration", "any", None, field="confidence_calibration", widget="custom",
+           added_later=True, validate=_check_calibration,
+           help="a fitted map raw gauge -> probability (ragkit calibrate), or none"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

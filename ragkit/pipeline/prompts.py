@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from ragkit.core.errors import ConfigError
+from ragkit.core.options import Option, check_value
 from ragkit.core.types import Hit, Message
-
-FALLBACK_ANSWER = "I don't know based on the provided context."
+from ragkit.llms.base import FALLBACK_ANSWER
 
 SYSTEM = (
     "You are a careful research assistant. Answer the question using only the numbered sources "
@@ -91,6 +93,70 @@ EXPAND = (
     "Write {n} different search queries that would find documents answering the question, each from "
     'another angle. Reply with a JSON list of strings only, like ["…", "…"].\n\nQuestion: {question}'
 )
+
+#: placeholders a prompt template may use
+TEMPLATE_FIELDS = ("sources", "question", "history")
+PROMPT_STYLE_HELP = {
+    "numbered": "[n] file p.3 blocks, cite [n]",
+    "plain": "the context as plain text; answer only from it",
+    "context-i": "'Context i:' blocks in triple quotes; asks for a code example",
+    "xml": "<source id url relevance> blocks; cite sources as Markdown links",
+}
+
+
+def check_template(owner: str, template: Any) -> dict[str, str] | None:
+    """A prompt template override: ``{"system": str, "user": str}`` (either may be omitted) whose
+    placeholders are among ``{sources}``, ``{question}``, ``{history}``; the user part needs
+    ``{sources}`` and ``{question}``."""
+    import string
+
+    if template is None:
+        return None
+    if not isinstance(template, dict) or not template:
+        raise ConfigError(f"{owner}: prompt_template must be an object with 'system' and/or 'user' text")
+    unknown = sorted(str(k) for k in template if k not in ("system", "user"))
+    if unknown:
+        raise ConfigError(f"{owner}: prompt_template has unknown parts {unknown}; use 'system' and 'user'")
+    for part, text in template.items():
+        check_value(owner, f"prompt_template.{part}", text, "str", None, None)
+        try:
+            names = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+        except ValueError as e:
+            raise ConfigError(
+                f"{owner}: prompt_template.{part}: {e} (write a literal brace as {{{{ or }}}})"
+            ) from None
+        bad = sorted(n for n in names if n not in TEMPLATE_FIELDS)
+        if bad:
+            shown = ", ".join("{" + b + "}" for b in bad)
+            allowed = ", ".join("{" + f + "}" for f in TEMPLATE_FIELDS)
+            raise ConfigError(
+                f"{owner}: prompt_template.{part} has unknown placeholder(s) {shown}; use {allowed}"
+            )
+    user = template.get("user")
+    if user is not None and not {"sources", "question"} <= {
+        f for _, f, _, _ in string.Formatter().parse(user) if f
+    }:
+        raise ConfigError(f"{owner}: prompt_template.user must contain {{sources}} and {{question}}")
+    return dict(template)
+
+
+def _check_fallback(owner: str, value: Any) -> str:
+    value = check_value(owner, "fallback_answer", value, "str", None, None)
+    if not value.strip():
+        raise ConfigError(f"{owner}: fallback_answer must not be empty")
+    return value
+
+
+#: the config fields of the prompt: its style or a whole template, and the "I don't know" sentence
+OPTIONS = (
+    Option("prompt_style", "choice", "numbered", choices=tuple(PROMPT_STYLE_HELP), field="prompt_style",
+           added_later=True, advanced=True, label="Prompt style", help="how sources are laid out and cited"),
+    Option("prompt_template", "any", None, field="prompt_template", added_later=True, widget="custom",
+           validate=check_template, help="system and user text with {sources}, {question} and {history}"),
+    Option("fallback_answer", "str", FALLBACK_ANSWER, field="fallback_answer", added_later=True,
+           advanced=True, validate=_check_fallback, label="Fallback answer",
+           help="what the pipeline says when it does not answer"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)

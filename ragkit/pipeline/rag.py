@@ -15,7 +15,7 @@ from typing import Any
 
 from ragkit.core.types import Hit, Message
 from ragkit.index.store import IndexStore
-from ragkit.llms import build_llm
+from ragkit.llms import capabilities, llm_from_config
 from ragkit.llms.base import LLM, GenerationRequest
 from ragkit.pipeline.answer import Answer, Citation, Prepared
 from ragkit.pipeline.citations import parse_citations
@@ -69,16 +69,8 @@ class RagPipeline:
         self.templates = templates or templates_for(
             config.prompt_style, config.prompt_template, config.fallback_answer
         )
-        self.llm = llm or build_llm(
-            config.llm,
-            model=config.llm_model,
-            embedder=embedder,
-            api_key=api_key,
-            host=config.ollama_host,
-            store=store,
-            base_url=config.openai_base_url,
-            fallback=config.fallback_answer,
-        )
+        self.llm = llm or llm_from_config(config, embedder=embedder, store=store, api_key=api_key)
+        self.capabilities = capabilities(self.llm)
         self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
         self.calibration = None
@@ -99,7 +91,7 @@ class RagPipeline:
             if not self.config.no_retrieval:
                 warm_up(self.retriever)
             load = getattr(self.llm, "load", None)
-            if load is not None and self.llm.name == "local":
+            if load is not None and self.capabilities.in_process:
                 load()
             self._warm = True
         return (time.perf_counter() - t) * 1000
@@ -136,7 +128,7 @@ class RagPipeline:
         previous = next(m.content for m in reversed(history) if m.role == "user")
         t = time.perf_counter()
         try:
-            if self.llm.name == "extractive":
+            if not self.capabilities.generative:
                 return merge_terms(question, previous)
             prompt = rewrite_prompt(
                 question, recent_turns(history, self.config.history_turns), self.templates
@@ -204,7 +196,7 @@ class RagPipeline:
         cfg = self.config
         queries = [query]
         if cfg.query_expansion:
-            if self.llm.name == "extractive":
+            if not self.capabilities.generative:
                 trace["expansion"] = {"skipped": "query expansion needs a language model backend"}
             else:
                 t = time.perf_counter()
@@ -292,7 +284,7 @@ class RagPipeline:
         cfg = self.config
         cache = PageCache()
         search_queries = list(queries)
-        if cfg.web_query_enhancement and self.llm.name != "extractive":
+        if cfg.web_query_enhancement and self.capabilities.generative:
             t = time.perf_counter()
             more, parsed = expand_queries(self.llm, queries[0], 3)
             timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
@@ -318,14 +310,14 @@ class RagPipeline:
         trace.setdefault("web", []).append(
             {"results": [r.to_dict() for r in results], "fetched": [d.source for d in docs], "errors": errors}
         )
-        if self.llm.name == "extractive":
+        if not self.capabilities.generative:
             self.llm.store = store  # complete sentences from the fetched pages, not the collection
         reranker = getattr(self.retriever, "reranker", None)
         return retriever_from_config(cfg, store, self.embedder, reranker)
 
     def _stop(self) -> tuple[str, ...]:
         # base models continue the transcript; chat models end their turn by themselves
-        return self.templates.completion_stop if self.llm.name == "local" else ()
+        return self.templates.completion_stop if self.capabilities.continues_text else ()
 
     def finish(
         self,

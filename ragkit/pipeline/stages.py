@@ -25,10 +25,30 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ragkit.core.options import Option
 from ragkit.core.types import Hit, Message
+from ragkit.llms import capabilities
 from ragkit.llms.base import GenerationRequest
 from ragkit.pipeline.prompts import EXPAND, GRADE, QUERY_REWRITE
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
+
+#: the config fields of the optional stages between retrieval and generation
+OPTIONS = (
+    Option("relevance_grader", "bool", False, field="relevance_grader", added_later=True, advanced=True,
+           label="Relevance grader + one rewrite",
+           help="Grade each retrieved chunk (LLM yes/no, or offline: cross-encoder / cosine); when none "
+           "passes, rewrite the query once and retrieve again."),
+    Option("grader_threshold", "float", 0.35, -1.0, 1.0, field="grader_threshold", added_later=True,
+           advanced=True, requires="relevance_grader", widget="slider", step=0.05,
+           label="Offline grader threshold (cosine)", help="the cosine (or probability) a chunk must reach"),
+    Option("query_expansion", "int", 0, 0, 5, field="query_expansion", added_later=True, advanced=True,
+           needs="generative",
+           label="Query expansion: alternative queries (0 = off; needs an LLM)",
+           help="alternative queries written by the LLM, each retrieved and fused by RRF"),
+    Option("context_tokens", "int?", None, 64, 1_000_000, field="context_tokens", added_later=True,
+           advanced=True, step=512, label="Context budget in tokens (0 = no budget)",
+           help="token budget for the sources given to the LLM"),
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -125,13 +145,13 @@ class OfflineGrader:
 
 
 def make_grader(llm: Any, threshold: float) -> LLMGrader | OfflineGrader:
-    return OfflineGrader(threshold) if llm.name == "extractive" else LLMGrader(llm)
+    return LLMGrader(llm) if capabilities(llm).generative else OfflineGrader(threshold)
 
 
 def rewrite_query(llm: Any, query: str, hits: Sequence[Hit]) -> tuple[str, str]:
     """One better query after the grader rejected everything: ``(query, how)`` with ``how`` ``"llm"`` or
     ``"keywords"`` (offline: the question plus the most distinctive words of what was retrieved)."""
-    if llm.name != "extractive":
+    if capabilities(llm).generative:
         prompt = QUERY_REWRITE.format(question=query.strip())
         req = GenerationRequest([Message("user", prompt)], prompt, query, (), 0.0, 64, ("\n",))
         lines = [x.strip().strip('"') for x in llm.generate(req).text.strip().splitlines() if x.strip()]
@@ -232,8 +252,8 @@ def _wordpiece() -> Any:
 def token_counter(llm: Any) -> tuple[Callable[[str], int], str]:
     """A function counting tokens for the LLM, and the tokenizer's name: the local model's own tokenizer,
     else the packaged MiniLM WordPiece tokenizer (the documented default for remote models)."""
-    if getattr(llm, "name", "") == "local":
-        tok = llm.load()[1]
+    if hasattr(llm, "tokenizer"):
+        tok = llm.tokenizer()
         return (lambda text: len(tok(text, add_special_tokens=False)["input_ids"])), f"{llm.model} tokenizer"
     wp = _wordpiece()
     return (lambda text: len(wp(text, add_special_tokens=False)["input_ids"])), "MiniLM WordPiece (default)"

@@ -1,18 +1,30 @@
-"""Retrievers: ``dense`` (FAISS), ``bm25``, ``hybrid`` (RRF) and a ``rerank`` wrapper over any of them."""
+"""Retrievers: ``dense`` (FAISS or Qdrant), ``bm25``, ``hybrid`` (RRF over other retrievers) and a
+cross-encoder ``rerank`` wrapper over any of them. Each declares its settings; :func:`retriever_from_config`
+reads a config's fields through those declarations, so a new retriever needs only its module and one
+registration line below.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from ragkit.core.errors import ConfigError
+from ragkit.core.options import Option
 from ragkit.core.registry import Registry
 from ragkit.index.store import IndexStore
 from ragkit.retrievers.base import Retriever, Timings
+from ragkit.retrievers.bm25 import BM25Retriever
+from ragkit.retrievers.dense import DenseRetriever
+from ragkit.retrievers.hybrid import HybridRetriever
+from ragkit.retrievers.rerank import CrossEncoderReranker, RerankRetriever
 
-RETRIEVERS: Registry[Any] = Registry("retriever")
-RETRIEVERS.register("dense", "ragkit.retrievers.dense:DenseRetriever")
-RETRIEVERS.register("bm25", "ragkit.retrievers.bm25:BM25Retriever")
-RETRIEVERS.register("hybrid", "ragkit.retrievers.hybrid:HybridRetriever")
+RETRIEVERS: Registry[Any] = Registry("retriever", DenseRetriever, BM25Retriever, HybridRetriever)
+
+#: the config field choosing the retriever (its own settings are declared by each retriever)
+OPTIONS = (
+    Option("retriever", "choice", "hybrid", choices=RETRIEVERS.names, field="retriever", label="Retriever",
+           help="how chunks are ranked for a question"),
+)  # fmt: skip
 
 
 def build_retriever(
@@ -20,71 +32,79 @@ def build_retriever(
     store: IndexStore,
     embedder: Any,
     *,
-    bm25: dict[str, Any] | None = None,
-    dense: dict[str, Any] | None = None,
-    hybrid: dict[str, Any] | None = None,
     rerank: bool = False,
     rerank_model: str | None = None,
-    rerank_candidates: int = 50,
+    rerank_candidates: int = CrossEncoderReranker.component.default("candidates"),
     reranker: Any | None = None,
+    **settings: Mapping[str, Any] | None,
 ) -> Retriever:
-    """Compose a retriever by name: ``hybrid`` fuses ``bm25`` and ``dense``; ``rerank`` wraps the result."""
-    from ragkit.retrievers.bm25 import BM25Retriever
-    from ragkit.retrievers.dense import DenseRetriever
-
-    if name not in RETRIEVERS:
-        RETRIEVERS.get(name)  # raises the error listing the valid names
-    if name == "dense":
-        retriever: Retriever = DenseRetriever(store, embedder, **(dense or {}))
-    elif name == "bm25":
-        retriever = BM25Retriever(store, embedder, **(bm25 or {}))
-    elif name == "hybrid":
-        from ragkit.retrievers.hybrid import HybridRetriever
-
-        opts = dict(hybrid or {})
-        retriever = HybridRetriever(
-            {
-                "bm25": BM25Retriever(store, embedder, **(bm25 or {})),
-                "dense": DenseRetriever(store, embedder, **(dense or {})),
-            },
-            **opts,
-        )
-    else:  # pragma: no cover - registry and branches are kept in step
-        raise ConfigError(f"no factory for retriever {name!r}")
+    """Compose a retriever by name with per-retriever settings (``bm25={"k1": 1.2}``, ``hybrid={...}``):
+    a retriever with parts (hybrid) gets each part built the same way; ``rerank`` wraps the result."""
+    cls = RETRIEVERS.get(name)
+    own = dict(settings.get(name) or {})
+    parts = cls.component.parts
+    if parts:
+        retriever: Retriever = cls({p: build_retriever(p, store, embedder, **settings) for p in parts}, **own)
+    else:
+        retriever = cls(store, embedder, **own)
     if rerank:
-        from ragkit.retrievers.rerank import DEFAULT_RERANKER, CrossEncoderReranker, RerankRetriever
-
-        reranker = reranker or CrossEncoderReranker(rerank_model or DEFAULT_RERANKER)
+        reranker = reranker or CrossEncoderReranker(
+            rerank_model or CrossEncoderReranker.component.default_model
+        )
         retriever = RerankRetriever(retriever, reranker, rerank_candidates)
     return retriever
+
+
+def settings_from_config(config: Any) -> dict[str, dict[str, Any]]:
+    """Each retriever's settings as the config holds them (read through the declared fields)."""
+    return {
+        c.name: {o.name: getattr(config, o.field) for o in c.options if o.field}
+        for c in RETRIEVERS.components()
+    }
 
 
 def retriever_from_config(
     config: Any, store: IndexStore, embedder: Any, reranker: Any | None = None
 ) -> Retriever:
-    """The retriever a :class:`~ragkit.config.PipelineConfig` describes (its retrieval fields only)."""
+    """The retriever a :class:`~ragkit.pipeline.config.PipelineConfig` describes."""
     return build_retriever(
         config.retriever,
         store,
         embedder,
-        bm25={
-            "k1": config.bm25_k1,
-            "b": config.bm25_b,
-            "language": config.bm25_language,
-            "engine": config.bm25_engine,
-        },
-        dense={"index": config.dense_index, "hnsw_m": config.hnsw_m, "hnsw_ef_search": config.hnsw_ef_search},
-        hybrid={
-            "k": config.rrf_k,
-            "depth": config.hybrid_depth,
-            "weights": config.hybrid_weights,
-            "intent_routing": config.intent_routing,
-        },
         rerank=config.rerank,
         rerank_model=config.rerank_model,
         rerank_candidates=config.rerank_candidates,
         reranker=reranker,
+        **settings_from_config(config),
     )
 
 
-__all__ = ["RETRIEVERS", "Retriever", "Timings", "build_retriever", "retriever_from_config"]
+def describe(retriever: Any) -> str:
+    """What a built retriever really does, e.g. ``hybrid(bm25[engine=bm25s], dense[index=flat])``: shown
+    in an answer's trace, so the settings that ran can be checked against the ones chosen."""
+    parts = getattr(retriever, "retrievers", None)
+    base = getattr(retriever, "base", None)
+    if base is not None:
+        return f"rerank[{getattr(retriever.reranker, 'model_name', '?')}]({describe(base)})"
+    component = getattr(retriever, "component", None)
+    if component is None:
+        return getattr(retriever, "name", type(retriever).__name__)
+    shown = ", ".join(
+        f"{o.name}={getattr(retriever, 'settings', {}).get(o.name)}"
+        for o in component.options
+        if o.kind == "choice"
+    )
+    inner = ", ".join(describe(r) for r in parts.values()) if parts else ""
+    return f"{component.name}[{shown}]" + (f"({inner})" if inner else "")
+
+
+__all__ = [
+    "OPTIONS",
+    "RETRIEVERS",
+    "Retriever",
+    "Timings",
+    "build_retriever",
+    "describe",
+    "retriever_from_config",
+    "settings_from_config",
+]

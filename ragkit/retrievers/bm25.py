@@ -22,12 +22,16 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
 from ragkit.index.store import IndexStore
-from ragkit.retrievers.analyzer import Analyzer
+from ragkit.retrievers.analyzer import LANGUAGES, Analyzer
 from ragkit.retrievers.base import Timings, timed, top_indices
 
 logger = logging.getLogger(__name__)
+
+
+BM25_ENGINES = ("bm25s", "rank_bm25")
 
 
 class BM25Retriever:
@@ -42,23 +46,42 @@ class BM25Retriever:
         engine: ``"bm25s"`` (fast, persisted) or ``"rank_bm25"`` (the reference).
     """
 
+    component = Component(
+        "retriever",
+        "bm25",
+        "BM25 over analysed words: Lucene's idf, stop words and Snowball stemming",
+        options=(
+            Option("k1", "float", 0.9, 0.0, 100.0, field="bm25_k1", flag="--k1", step=0.1,
+                   advanced=True, label="BM25 k1", help="bm25 term saturation"),
+            Option("b", "float", 0.4, 0.0, 1.0, field="bm25_b", flag="--b", step=0.05,
+                   advanced=True, label="BM25 b", help="bm25 length normalisation"),
+            Option("language", "choice", "english", choices=LANGUAGES, field="bm25_language",
+                   added_later=True, advanced=True, label="BM25 language",
+                   help="stemmer and stop words of the analyzer"),
+            Option("engine", "choice", "bm25s", choices=BM25_ENGINES, field="bm25_engine", added_later=True,
+                   advanced=True, label="BM25 engine",
+                   help="bm25s (default: fast, state saved with the index) or rank_bm25 (the reference "
+                   "engine, slow on large collections); same scores"),
+        ),
+    )  # fmt: skip
     name = "bm25"
 
     def __init__(
         self,
         store: IndexStore,
         embedder: Any | None = None,
-        k1: float = 0.9,
-        b: float = 0.4,
+        k1: float = component.default("k1"),
+        b: float = component.default("b"),
         stemmer: str | None = "english",
         language: str | None = None,
-        engine: str = "bm25s",
+        engine: str = component.default("engine"),
     ) -> None:
         if k1 < 0 or not 0 <= b <= 1:
             raise ConfigError(f"bm25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         if engine not in BM25_ENGINES:
             raise ConfigError(f"bm25 engine must be one of {', '.join(BM25_ENGINES)}, got {engine!r}")
         self.engine = engine
+        self.settings = {"k1": k1, "b": b, "language": language or "english", "engine": engine}
         self.store = store
         self.embedder = embedder
         self.k1, self.b = k1, b
@@ -111,9 +134,6 @@ class BM25Retriever:
             )
             for i, (rank, r) in enumerate(zip(range(1, len(rows) + 1), rows, strict=True))
         ]
-
-
-BM25_ENGINES = ("bm25s", "rank_bm25")
 
 
 class _Bm25sIndex:

@@ -6,8 +6,10 @@ Raw BM25 and cosine scores live on different scales, so they are never averaged;
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component, Option, check_value, short_repr
 from ragkit.core.types import Hit
 from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
 from ragkit.retrievers.fusion import reciprocal_rank_fusion
@@ -26,14 +28,32 @@ class HybridRetriever:
             bm25/dense weights instead of ``weights``.
     """
 
+    component = Component(
+        "retriever",
+        "hybrid",
+        "reciprocal rank fusion of bm25 and dense",
+        options=(
+            Option("k", "float", 60.0, 0.0, 1e6, field="rrf_k", flag="--rrf-k", label="RRF k",
+                   help="hybrid: RRF constant k", step=1),
+            Option("depth", "int", 50, 1, 100_000, field="hybrid_depth", flag="--depth", label="Depth",
+                   help="hybrid: candidates per retriever"),
+            Option("weights", "any", {"bm25": 1.0, "dense": 1.0}, field="hybrid_weights", flag="--weights",
+                   widget="custom", validate=lambda owner, v: check_weights(owner, v, ("bm25", "dense")),
+                   help="hybrid: weight per retriever, e.g. bm25=0.6,dense=0.4"),
+            Option("intent_routing", "bool", False, field="intent_routing",
+                   label="Intent routing (FACT/CONCEPT/COMPARISON)",
+                   help="hybrid: weight bm25/dense by query intent (FACT/CONCEPT/COMPARISON)"),
+        ),
+        parts=("bm25", "dense"),
+    )  # fmt: skip
     name = "hybrid"
 
     def __init__(
         self,
         retrievers: Mapping[str, Retriever],
         weights: Mapping[str, float] | None = None,
-        k: float = 60.0,
-        depth: int = 50,
+        k: float = component.default("k"),
+        depth: int = component.default("depth"),
         intent_routing: bool = False,
     ) -> None:
         if not retrievers:
@@ -49,6 +69,7 @@ class HybridRetriever:
         self.retrievers = dict(retrievers)
         self.weights = {n: float(weights.get(n, 1.0)) for n in self.retrievers}
         self.k, self.depth, self.intent_routing = k, depth, intent_routing
+        self.settings = {"k": k, "depth": depth, "weights": self.weights, "intent_routing": intent_routing}
         self.last_intent: str | None = None
 
     def weights_for(self, query: str) -> tuple[dict[str, float], str | None]:
@@ -88,3 +109,21 @@ class HybridRetriever:
                 scores["rrf"], ranks["rrf"] = score, rank
                 out.append(Hit(parts[0].chunk, rank, score, "rrf", scores, ranks, cosine))
         return out
+
+
+def check_weights(owner: str, weights: Any, parts: tuple[str, ...]) -> dict[str, float]:
+    """Fusion weights per part: an object of non-negative numbers, not all zero."""
+    if not isinstance(weights, dict):
+        raise ConfigError(
+            f'{owner}: hybrid_weights must be an object like {{"bm25": 1, "dense": 1}}, '
+            f"got {short_repr(weights)}"
+        )
+    unknown = sorted(str(k) for k in weights if k not in parts)
+    if unknown:
+        raise ConfigError(
+            f"{owner}: hybrid_weights names unknown retrievers {unknown[:5]}; use {', '.join(parts)}"
+        )
+    out = {k: check_value(owner, f"hybrid_weights.{k}", v, "float", 0.0, 1e6) for k, v in weights.items()}
+    if out and not any(out.values()):
+        raise ConfigError(f"{owner}: hybrid_weights are all zero: nothing would be retrieved")
+    return out

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
 from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
 
@@ -15,6 +16,23 @@ DEFAULT_RERANKER = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
 class CrossEncoderReranker:
     """Scores (query, passage) pairs with a sentence-transformers ``CrossEncoder``; loads lazily."""
+
+    component = Component(
+        "reranker",
+        "cross-encoder",
+        "a sentence-transformers cross-encoder reorders the first stage's candidates",
+        options=(
+            Option("enabled", "bool", False, field="rerank", flag="--rerank", label="Cross-encoder rerank",
+                   help="rerank with a cross-encoder"),
+            Option("model", "str", DEFAULT_RERANKER, field="rerank_model", requires="rerank",
+                   label="Cross-encoder (name or local path)",
+                   help=f"cross-encoder name or local path (default {DEFAULT_RERANKER})"),
+            Option("candidates", "int", 50, 1, 100_000, field="rerank_candidates", requires="rerank",
+                   label="Rerank candidates", help="how many candidates to rerank"),
+        ),
+        default_model=DEFAULT_RERANKER,
+        in_process=True,
+    )  # fmt: skip
 
     def __init__(self, model: str = DEFAULT_RERANKER, batch_size: int = 32, device: str = "cpu") -> None:
         self.model_name = model

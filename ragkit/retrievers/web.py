@@ -22,8 +22,27 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ragkit.core.errors import ConfigError, DocumentError, RagkitError
+from ragkit.core.options import Option
 from ragkit.core.types import Document
 from ragkit.ingestion.fetch import USER_AGENT, PageCache, fetch, fetched_to_document
+
+#: the config fields of web search (SearXNG -> pages -> a per-question index)
+OPTIONS = (
+    Option("web_search", "bool", False, field="web_search", added_later=True, advanced=True,
+           label="Answer from the web (SearXNG)",
+           help="Search a SearXNG instance, fetch the top pages, and retrieve from them (cached by URL)."),
+    Option("searxng_url", "str?", None, field="searxng_url", added_later=True, advanced=True,
+           requires="web_search", blank_is_none=True, label="SearXNG instance URL",
+           placeholder="http://127.0.0.1:8888 (or SEARXNG_URL)",
+           help="the SearXNG instance (else SEARXNG_URL)"),
+    Option("web_results", "int", 5, 1, 20, field="web_results", added_later=True, advanced=True,
+           requires="web_search", label="Result pages", help="how many result pages are fetched"),
+    Option("web_budget_s", "float", 10.0, 1.0, 300.0, field="web_budget_s", added_later=True, advanced=True,
+           requires="web_search", widget="none", help="total time for fetching the result pages (s)"),
+    Option("web_query_enhancement", "bool", False, field="web_query_enhancement", added_later=True,
+           advanced=True, requires="web_search", label="LLM writes the search queries",
+           help="the LLM writes 3 search queries first"),
+)  # fmt: skip
 
 
 class WebSearchError(RagkitError):

@@ -87,8 +87,8 @@ def test_failed_upload_is_reported_and_page_keeps_working(app, evaldata):
     "setup, message",
     [
         ({"cfgA_llm": "groq"}, "no Groq API key"),
-        ({"cfgA_llm": "ollama", "cfgA_host": "http://127.0.0.1:9"}, "Ollama server not reachable at"),
-        ({"cfgA_rerank": True, "cfgA_rrm": "/nonexistent/cross-encoder"}, "cannot load cross-encoder"),
+        ({"cfgA_llm": "ollama", "cfgA_ollama_host": "http://127.0.0.1:9"}, "Ollama server not reachable at"),
+        ({"cfgA_rerank": True, "cfgA_rerank_model": "/nonexistent/cross-encoder"}, "cannot load cross-encoder"),
     ],
 )
 def test_ask_errors_are_messages_not_tracebacks(app, monkeypatch, setup, message):
@@ -160,7 +160,7 @@ def test_configs_save_load_export_import(app):
 
     app.run()
     app.sidebar.selectbox(key="cfgA_retriever").set_value("bm25").run()
-    app.sidebar.number_input(key="cfgA_topk").set_value(7).run()
+    app.sidebar.number_input(key="cfgA_top_k").set_value(7).run()
     app.sidebar.text_input(key="save_name").set_value("lexical").run()
     next(b for b in app.sidebar.button if b.label == "Save config").click().run()
     assert "saved 'lexical'" in texts(app.sidebar.success)
@@ -174,7 +174,7 @@ def test_configs_save_load_export_import(app):
     assert not app.exception, app.exception
     cfg_b = app.session_state["configs"]["B"]
     assert cfg_b.retriever == "bm25" and cfg_b.top_k == 7 and cfg_b.name == "B"
-    assert app.sidebar.number_input(key="cfgB_topk").value == 7
+    assert app.sidebar.number_input(key="cfgB_top_k").value == 7
     # export: the download button carries the config JSON
     export = next(b for b in app.get("download_button") if b.label == "Export JSON")
     assert export is not None
@@ -199,7 +199,7 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     the comparison; creating collections never crashes nor resets the configs."""
     app.run()
     app.sidebar.selectbox(key="cfgA_retriever").set_value("dense").run()
-    app.sidebar.number_input(key="cfgA_topk").set_value(4).run()
+    app.sidebar.number_input(key="cfgA_top_k").set_value(4).run()
     app.sidebar.radio(key="editing").set_value("B").run()
     app.sidebar.selectbox(key="cfgB_chunker").set_value("sentence").run()
     app.switch_page(str(ROOT / "pages" / "ask.py")).run()
@@ -217,7 +217,7 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     again.sidebar.selectbox(key="collection").set_value("papers").run()
     cfg_a, cfg_b = again.session_state["configs"]["A"], again.session_state["configs"]["B"]
     assert (cfg_a.retriever, cfg_a.top_k, cfg_b.chunker) == ("dense", 4, "sentence")
-    assert again.sidebar.number_input(key="cfgA_topk").value == 4  # the widgets show the restored config
+    assert again.sidebar.number_input(key="cfgA_top_k").value == 4  # the widgets show the restored config
     again.switch_page(str(ROOT / "pages" / "ask.py")).run()
     assert not again.exception, again.exception
     assert QUESTION in texts(again.chat_message[0].markdown) and "Sholes" in texts(

@@ -67,14 +67,14 @@ def test_embedded_qdrant_ranks_and_scores_as_the_local_store(tmp_path):
     files = corpus(tmp_path / "docs")
     local, emb, _ = build(tmp_path / "local", files)
     remote, _, _ = build(tmp_path / "qdrant", files, store_spec("qdrant"), emb)
-    assert remote.is_remote and not local.is_remote
+    assert not remote.holds_vectors and local.holds_vectors
     assert (tmp_path / "qdrant" / "qdrant").is_dir()
     assert not list((tmp_path / "qdrant").glob("vectors-*.npy"))  # the vectors live in Qdrant only
     for kind in ("dense", "hybrid"):
         assert ranking(remote, emb, kind) == ranking(local, emb, kind)
     # reopened from its manifest, it knows where its vectors are
     again = IndexStore.open(tmp_path / "qdrant")
-    assert again.store == {"kind": "qdrant"} and again.backend.count() == len(again.chunks)
+    assert again.store == {"kind": "qdrant"} and again.vector_store.count() == len(again.chunks)
     assert ranking(again, emb) == ranking(local, emb)
     rows = [0, 3, len(local.chunks) - 1]
     np.testing.assert_allclose(again.vectors_at(rows), local.vectors[rows], atol=1e-6)
@@ -85,19 +85,19 @@ def test_embedded_qdrant_ranks_and_scores_as_the_local_store(tmp_path):
 def test_incremental_ingest_keeps_exactly_the_manifest_s_points(tmp_path):
     files = corpus(tmp_path / "docs", n=4)
     store, emb, _ = build(tmp_path / "idx", files, store_spec("qdrant"))
-    backend = store.backend
+    backend = store.vector_store
     assert backend.count() == len(store.chunks)
     # unchanged files are skipped; a changed one is replaced (its old points go)
     files[1].write_text("hotel hotel hotel. A changed document about hotels only.", encoding="utf-8")
     report = ingest_paths(store, files, *_chunker_emb(store, emb))
     actions = {Path(f.file).name: f.action for f in report.files}
     assert actions["doc00.txt"] == "unchanged" and actions["doc01.txt"] == "replaced"
-    assert store.backend.count() == len(store.chunks)
+    assert store.vector_store.count() == len(store.chunks)
     # removed documents' points go too
     store.remove("doc02.txt")
     store.save()
     reopened = IndexStore.open(tmp_path / "idx")
-    assert reopened.backend.count() == len(reopened.chunks)
+    assert reopened.vector_store.count() == len(reopened.chunks)
     sources = {h.chunk.source for q in QUERIES for h in DenseRetriever(reopened, emb).search(q, 50)}
     assert "doc02.txt" not in sources and "doc01.txt" in sources
 
@@ -115,8 +115,8 @@ def test_points_left_by_a_crashed_writer_are_never_shown_and_are_deleted_by_the_
     # a writer upserted 30 points for a document, then died before switching the manifest
     q = emb.embed_query("hotel india tango")
     ghosts = np.repeat(q[None, :], 30, axis=0)
-    store.backend.upsert("ghost", [f"ghost-{i}" for i in range(30)], ghosts, ["x"] * 30)
-    store.backend.commit()
+    store.vector_store.upsert("ghost", [f"ghost-{i}" for i in range(30)], ghosts, ["x"] * 30)
+    store.vector_store.commit()
     reader = IndexStore.open(tmp_path / "idx")
     hits = DenseRetriever(reader, emb).search("hotel india tango", 5)
     assert len(hits) == 5 and all(h.chunk.doc_id in reader.documents for h in hits)  # asked for more
@@ -124,7 +124,7 @@ def test_points_left_by_a_crashed_writer_are_never_shown_and_are_deleted_by_the_
     reader.close()
     extra = corpus(tmp_path / "more", n=1, seed=7)
     ingest_paths(store, extra, *_chunker_emb(store, emb))
-    assert store.backend.count() == len(store.chunks) > n
+    assert store.vector_store.count() == len(store.chunks) > n
 
 
 READER_WRITER = textwrap.dedent(
@@ -169,7 +169,7 @@ def test_a_reader_in_this_process_never_fails_while_another_process_saves(tmp_pa
     assert failures == []
     assert searches > 10 and len(generations) > 3
     final = IndexStore.open(tmp_path / "idx")
-    assert len(final.documents) == 17 and final.backend.count() == len(final.chunks)
+    assert len(final.documents) == 17 and final.vector_store.count() == len(final.chunks)
 
 
 def test_embedded_store_refuses_another_dimension(tmp_path):
@@ -252,7 +252,7 @@ def test_cli_ingest_search_info_with_a_qdrant_server(tmp_path):
 
 
 def test_copy_moves_an_index_into_qdrant_and_back_without_embedding(tmp_path):
-    from ragkit.index.store import copy_index
+    from ragkit.index.maintenance import copy_index
 
     files = corpus(tmp_path / "docs", n=5)
     local, emb, _ = build(tmp_path / "local", files)
@@ -300,8 +300,8 @@ def test_a_writer_killed_between_its_points_and_its_manifest_leaves_a_working_in
     assert proc.returncode == 3, proc.stderr[-2000:]
     reader = IndexStore.open(tmp_path / "idx")
     assert len(reader.chunks) == n  # the manifest never saw the victim
-    assert reader.backend.count() > n  # but its points survived the crash (Qdrant's write-ahead log)
+    assert reader.vector_store.count() > n  # but its points survived the crash (Qdrant's write-ahead log)
     hits = DenseRetriever(reader, emb).search("hotel india tango", 5)
     assert len(hits) == 5 and all(h.chunk.source != "victim.txt" for h in hits)
     ingest_paths(reader, corpus(tmp_path / "more", n=1, seed=3), *_chunker_emb(reader, emb))
-    assert reader.backend.count() == len(reader.chunks)  # the victim's points are gone
+    assert reader.vector_store.count() == len(reader.chunks)  # the victim's points are gone

@@ -13,7 +13,7 @@ import pytest
 
 from ragkit.core.errors import IndexStoreError, ModelMismatchError
 from ragkit.index.ingest import ingest_bytes, ingest_paths, open_or_create
-from ragkit.index.manifest import list_indexes
+from ragkit.index.maintenance import list_indexes
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import SentenceChunker, SlidingChunker
 from tests.conftest import FakeEmbedder, run_ragkit

@@ -9,6 +9,7 @@ from typing import Any
 from ragkit.core.errors import ConfigError
 from ragkit.index.vectorstores.base import (
     API_KEY_ENV,
+    HNSW_FROM,
     STORES,
     VectorStore,
     default_collection,
@@ -16,6 +17,7 @@ from ragkit.index.vectorstores.base import (
     point_id,
     store_spec,
 )
+from ragkit.index.vectorstores.local import LocalFaissStore
 from ragkit.index.vectorstores.qdrant_edge import QdrantEdgeStore
 from ragkit.index.vectorstores.qdrant_server import QdrantServerStore
 
@@ -32,7 +34,9 @@ def open_vector_store(spec: dict[str, Any], index_path: Path, dimension: int) ->
 
 __all__ = [
     "API_KEY_ENV",
+    "HNSW_FROM",
     "STORES",
+    "LocalFaissStore",
     "QdrantEdgeStore",
     "QdrantServerStore",
     "VectorStore",

@@ -45,6 +45,9 @@ _NAMESPACE = uuid.UUID("5f0c6a52-5d0e-4b0a-9a0e-7261676b6974")
 
 
 _BATCH = 512
+#: approximate search (HNSW) pays from this many vectors on: ``auto`` switches to it here, and a Qdrant
+#: store builds its graph at once when a save leaves it this large
+HNSW_FROM = 200_000
 
 
 def point_id(chunk_id: str) -> str:
@@ -103,9 +106,15 @@ class VectorStore(Protocol):
     def retain_only(self, doc_ids: Iterable[str]) -> None:
         """Delete every point whose document is not in ``doc_ids`` (left by a removed or crashed write)."""
 
-    def search(self, vector: np.ndarray, k: int, exact: bool, ef: int | None) -> list[tuple[str, float]]:
-        """Top-``k`` (point id, cosine) pairs, best first (:func:`point_id` maps chunk ids to point ids:
-        no payload is read on the hot path)."""
+    def key_of(self, chunk_id: str) -> str:
+        """The id :meth:`search` returns for a chunk (a Qdrant point id, or the chunk id)."""
+
+    def search(
+        self, vector: np.ndarray, k: int, exact: bool, ef: int | None, m: int = 32
+    ) -> list[tuple[str, float]]:
+        """Top-``k`` (id, cosine) pairs, best first: exact or approximate (HNSW, ``ef`` candidates, degree
+        ``m`` where the store builds its graph per search settings). No payload is read on the hot
+        path."""
 
     def fetch(self, chunk_ids: Sequence[str]) -> np.ndarray:
         """The vectors of these chunks, in order (rows of zeros for unknown ids)."""

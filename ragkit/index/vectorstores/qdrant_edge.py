@@ -226,7 +226,13 @@ class QdrantEdgeStore:
         with self._shard() as shard:
             shard.update(self._edge().UpdateOperation.delete_points_by_filter(self._doc_filter(ids, True)))
 
-    def search(self, vector: np.ndarray, k: int, exact: bool, ef: int | None) -> list[tuple[str, float]]:
+    def key_of(self, chunk_id: str) -> str:
+        return point_id(chunk_id)
+
+    def search(
+        self, vector: np.ndarray, k: int, exact: bool, ef: int | None, m: int = 32
+    ) -> list[tuple[str, float]]:
+        """Qdrant's own HNSW (its graph degree is the collection's; ``m`` is not used)."""
         qe = self._edge()
         request = qe.QueryRequest(
             limit=k,

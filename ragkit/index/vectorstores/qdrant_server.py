@@ -164,7 +164,13 @@ class QdrantServerStore:
             "delete stale points", self.client.delete, self.collection, points_selector=selector, wait=True
         )
 
-    def search(self, vector: np.ndarray, k: int, exact: bool, ef: int | None) -> list[tuple[str, float]]:
+    def key_of(self, chunk_id: str) -> str:
+        return point_id(chunk_id)
+
+    def search(
+        self, vector: np.ndarray, k: int, exact: bool, ef: int | None, m: int = 32
+    ) -> list[tuple[str, float]]:
+        """Qdrant's own HNSW (its graph degree is the collection's; ``m`` is not used)."""
         from qdrant_client import models
 
         if not self._ensure(create=False):

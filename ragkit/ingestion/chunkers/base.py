@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import asdict
 from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
-from ragkit.core.errors import ConfigError
 from ragkit.core.hashing import config_key
+from ragkit.core.options import Component, Settings
 from ragkit.core.types import Chunk, Document, Span
 
 #: the hard cap on chunk length for chunkers whose own size limit is smaller (see the module docstring)
@@ -52,31 +51,31 @@ class Chunker(Protocol):
 
 
 class BaseChunker:
-    """Shared plumbing: config validation, ``spec()`` for manifests, ids and page spans."""
+    """Shared plumbing: settings checked against the declared options, ``spec()`` for manifests, ids and
+    page spans. A subclass declares ``component`` and implements :meth:`segments`."""
 
-    name: ClassVar[str] = ""
-    config_class: ClassVar[type]
+    component: ClassVar[Component]
 
-    def __init__(self, config: Any = None, **overrides: Any) -> None:
-        if config is None:
-            config = self.config_class(**overrides)
-        elif overrides:
-            raise ConfigError("pass either a config object or keyword settings, not both")
-        if not isinstance(config, self.config_class):
-            raise ConfigError(f"{self.name} chunker needs a {self.config_class.__name__}")
-        self._config = config
+    def __init__(self, **settings: Any) -> None:
+        self._config = self.component.settings(settings, self.name)
+        self.check(self._config)
 
     @property
-    def config(self) -> Any:
+    def name(self) -> str:
+        return self.component.name
+
+    def check(self, settings: Settings) -> None:
+        """Rules between settings (an overlap below the size); raise ``ConfigError``."""
+
+    @property
+    def config(self) -> Settings:
         return self._config
 
     def spec(self) -> dict[str, Any]:
         """``{"name", "config"}``: what the manifest records and what keys chunk ids. Settings added in a
         later version are left out at their default, so existing indexes keep their chunk ids."""
-        config = asdict(self._config)
-        for k, default in getattr(self.config_class, "OPTIONAL", {}).items():
-            if config.get(k) == default:
-                config.pop(k)
+        later = {o.name: o.default for o in self.component.options if o.added_later}
+        config = {k: v for k, v in self._config.items() if not (k in later and v == later[k])}
         return {"name": self.name, "config": config}
 
     def key(self) -> str:

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import ClassVar
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component, Option, Settings
 from ragkit.ingestion.chunkers.base import MAX_CHUNK_CHARS, BaseChunker, Segment, word_windows
-from ragkit.pipeline.config import check_value
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING_START = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)")
@@ -47,33 +46,6 @@ def _is_rule(line: str) -> bool:
         return False
     chars = body.replace(" ", "").replace("\t", "")
     return len(chars) >= 3 and chars == body[0] * len(chars)
-
-
-@dataclass(frozen=True)
-class MarkdownConfig:
-    min_chars: int = 100
-    max_chars: int = 2000  # prose pieces above this are windowed; 0 = no limit. Tables/code stay whole.
-    separate_code: bool = False  # every fenced or <pre><code> block is a chunk of its own, never merged
-    overlap: int = 0  # characters windows of long prose share with the previous window
-
-    #: later settings: left out of the spec (and so of chunk ids) at these defaults
-    OPTIONAL: ClassVar[dict[str, object]] = {"separate_code": False, "overlap": 0}
-
-    def __post_init__(self) -> None:
-        check_value("markdown", "min_chars", self.min_chars, "int", 0, 10_000_000)
-        check_value("markdown", "max_chars", self.max_chars, "int", 0, 10_000_000)
-        check_value("markdown", "separate_code", self.separate_code, "bool", None, None)
-        check_value("markdown", "overlap", self.overlap, "int", 0, 10_000_000)
-        if self.overlap and (not self.max_chars or self.overlap >= self.max_chars):
-            raise ConfigError(
-                f"markdown: overlap must be below max_chars ({self.max_chars}), got {self.overlap}"
-            )
-        if self.min_chars < 0:
-            raise ConfigError(f"markdown: min_chars must be >= 0, got {self.min_chars}")
-        if self.max_chars < 0 or (self.max_chars and self.max_chars < self.min_chars):
-            raise ConfigError(
-                f"markdown: max_chars must be 0 (no limit) or >= min_chars, got {self.max_chars}"
-            )
 
 
 @dataclass
@@ -164,8 +136,31 @@ def _parse(text: str) -> list[_Section]:
 class MarkdownChunker(BaseChunker):
     """Headings, rules and paragraphs define the pieces; small pieces merge into a neighbour."""
 
-    name = "markdown"
-    config_class = MarkdownConfig
+    component = Component(
+        "chunker",
+        "markdown",
+        "headings, rules and paragraphs; tables and code blocks kept whole",
+        options=(
+            Option("min_chars", "int", 100, 0, 10_000_000, step=50,
+                   help="merge pieces shorter than this into a neighbour"),
+            Option("max_chars", "int", 2000, 0, 10_000_000, step=100,
+                   help="window prose longer than this (0: no limit; tables and code stay whole)"),
+            Option("overlap", "int", 0, 0, 10_000_000, added_later=True, step=50,
+                   help="characters a window of long prose shares with the previous one"),
+            Option("separate_code", "bool", False, added_later=True, label="Code blocks as their own chunks",
+                   help="Every fenced or <pre><code> block becomes a chunk, never merged with prose."),
+        ),
+    )  # fmt: skip
+
+    def check(self, settings: Settings) -> None:
+        if settings.overlap and (not settings.max_chars or settings.overlap >= settings.max_chars):
+            raise ConfigError(
+                f"markdown: overlap must be below max_chars ({settings.max_chars}), got {settings.overlap}"
+            )
+        if settings.max_chars and settings.max_chars < settings.min_chars:
+            raise ConfigError(
+                f"markdown: max_chars must be 0 (no limit) or >= min_chars, got {settings.max_chars}"
+            )
 
     def max_chars(self) -> int:
         return max(self.config.max_chars, MAX_CHUNK_CHARS)

@@ -10,11 +10,10 @@ punctuation, and its quantifiers are possessive, so a 100 KB run of dots is one 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component, Option, Settings
 from ragkit.ingestion.chunkers.base import BaseChunker, Segment
-from ragkit.pipeline.config import check_value
 
 ABBREVIATIONS = frozenset(
     """
@@ -109,25 +108,25 @@ def _is_boundary(text: str, punct_start: int, punct_end: int, end: int) -> bool:
     return following.isupper() or following.isdigit() or following in "\"'“‘([" or not following.isalpha()
 
 
-@dataclass(frozen=True)
-class SentenceConfig:
-    n: int = 3
-    overlap: int = 0
-
-    def __post_init__(self) -> None:
-        check_value("sentence", "n", self.n, "int", 1, 100_000)
-        check_value("sentence", "overlap", self.overlap, "int", 0, 100_000)
-        if self.n < 1:
-            raise ConfigError(f"sentence: n must be >= 1, got {self.n}")
-        if not 0 <= self.overlap < self.n:
-            raise ConfigError(f"sentence: overlap must be >= 0 and below n ({self.n}), got {self.overlap}")
-
-
 class SentenceChunker(BaseChunker):
     """Windows of ``n`` consecutive sentences inside a paragraph, stepping ``n - overlap``."""
 
-    name = "sentence"
-    config_class = SentenceConfig
+    component = Component(
+        "chunker",
+        "sentence",
+        "windows of n sentences inside a paragraph (each table row is a sentence)",
+        options=(
+            Option("n", "int", 3, 1, 100_000, flag="--window", help="sentences per chunk"),
+            Option("overlap", "int", 0, 0, 100_000,
+                   help="characters a window shares with the previous one (sentence: sentences)"),
+        ),
+    )  # fmt: skip
+
+    def check(self, settings: Settings) -> None:
+        if not settings.overlap < settings.n:
+            raise ConfigError(
+                f"sentence: overlap must be >= 0 and below n ({settings.n}), got {settings.overlap}"
+            )
 
     def segments(self, text: str) -> list[Segment]:
         n, step = self.config.n, self.config.n - self.config.overlap

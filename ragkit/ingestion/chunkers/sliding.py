@@ -3,32 +3,31 @@ the window, which is then cut at the window's end)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component, Option, Settings
 from ragkit.ingestion.chunkers.base import MAX_CHUNK_CHARS, BaseChunker, Segment, word_windows
-from ragkit.pipeline.config import check_value
-
-
-@dataclass(frozen=True)
-class SlidingConfig:
-    size: int = 500
-    overlap: int = 100
-
-    def __post_init__(self) -> None:
-        check_value("sliding", "size", self.size, "int", 1, 10_000_000)
-        check_value("sliding", "overlap", self.overlap, "int", 0, 10_000_000)
-        if not 0 <= self.overlap < self.size:
-            raise ConfigError(
-                f"sliding: overlap must be >= 0 and below size ({self.size}), got {self.overlap}"
-            )
 
 
 class SlidingChunker(BaseChunker):
     """Windows of ``size`` characters, each starting ``size - overlap`` after the previous one."""
 
-    name = "sliding"
-    config_class = SlidingConfig
+    component = Component(
+        "chunker",
+        "sliding",
+        "character windows with overlap, never cutting a word shorter than the window",
+        options=(
+            Option("size", "int", 500, 1, 10_000_000, flag="--chunk-size", step=50,
+                   help="window size in characters"),
+            Option("overlap", "int", 100, 0, 10_000_000, step=50,
+                   help="characters a window shares with the previous one (sentence: sentences)"),
+        ),
+    )  # fmt: skip
+
+    def check(self, settings: Settings) -> None:
+        if not settings.overlap < settings.size:
+            raise ConfigError(
+                f"sliding: overlap must be >= 0 and below size ({settings.size}), got {settings.overlap}"
+            )
 
     def max_chars(self) -> int:
         return max(self.config.size, MAX_CHUNK_CHARS)

@@ -1,0 +1,187 @@
+"""Index commands: ``ingest`` files and URLs, ``info`` on an index, ``copy`` it into another vector
+store, ``remove`` documents."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from ragkit.cli.common import (
+    add_model_args,
+    add_store_args,
+    check_store_args,
+    embedder_from_args,
+    load_models,
+    progress_bar,
+    say,
+    store_from_args,
+)
+from ragkit.cli.flags import add_chunker_flags, add_option, chunker_settings, config_from_args
+from ragkit.ingestion.chunkers import OPTIONS as CHUNKER_OPTIONS
+from ragkit.ingestion.reading import DEFAULT_MAX_MB
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "ingest",
+        help="add PDF/TXT/MD/HTML/DOCX files, Q&A CSV/JSONL and http(s) URLs to an index (incremental)",
+    )
+    p.add_argument("--index", required=True, help="index directory (created if missing)")
+    p.add_argument("--config", default=None, help="a pipeline config JSON: its chunker and settings")
+    g = p.add_argument_group("chunker (default: the index's own, or sliding for a new index)")
+    add_option(g, CHUNKER_OPTIONS[0], "f_chunker")
+    add_chunker_flags(g)
+    p.add_argument(
+        "--max-mb",
+        type=float,
+        default=DEFAULT_MAX_MB,
+        help=f"skip files larger than this (MB; {DEFAULT_MAX_MB:g})",
+    )
+    p.add_argument(
+        "--follow-symlinks",
+        action="store_true",
+        help="read symbolic links that lead outside the folder they were named in (refused by default)",
+    )
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    add_store_args(p, new=True)
+    add_model_args(p)
+    p.add_argument(
+        "files", nargs="+", help="files, folders (every supported file inside) and http(s):// URLs to ingest"
+    )
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("info", help="summarise an index")
+    p.add_argument("--index", required=True)
+    p.add_argument("--json", action="store_true")
+    add_store_args(p)
+    p.set_defaults(func=cmd_info)
+
+    p = sub.add_parser(
+        "copy",
+        help="copy an index into a new one whose vectors live elsewhere (e.g. Qdrant), no re-embedding",
+    )
+    p.add_argument("--index", required=True, help="the index to copy")
+    p.add_argument("--to", required=True, help="the new index directory")
+    add_store_args(p, new=True)
+    p.set_defaults(func=cmd_copy)
+
+    p = sub.add_parser("remove", help="remove documents (by file name or id) from an index")
+    p.add_argument("--index", required=True)
+    add_store_args(p)
+    p.add_argument("documents", nargs="+")
+    p.set_defaults(func=cmd_remove)
+
+
+def chunker_from_args(args: argparse.Namespace) -> Any:
+    """The chunker the flags (or ``--config``) ask for; None: the index's own (or the default)."""
+    from ragkit.ingestion.chunkers import chunker_for, make_chunker
+
+    if args.config:
+        return chunker_for(config_from_args(args))
+    settings = chunker_settings(args, args.f_chunker)
+    if args.f_chunker is None:
+        return None
+    return make_chunker(args.f_chunker, **(settings or {}))
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    from ragkit.index.ingest import ingest_paths, open_or_create
+
+    chunker = chunker_from_args(args)
+    embedder = embedder_from_args(args)
+    if not args.json:
+        load_models(embedder)
+    store, chunker = open_or_create(args.index, embedder, chunker, store_from_args(args))
+    progress, close = progress_bar(not args.no_progress and not args.json)
+    try:
+        report = ingest_paths(
+            store,
+            args.files,
+            chunker,
+            embedder,
+            args.max_mb,
+            progress,
+            follow_symlinks=args.follow_symlinks,
+            on_wait=say,
+        )
+    finally:
+        close()
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        return 1 if report.failed else 0
+    for f in report.files:
+        if f.status == "error":
+            print(f"error  {f.error}")
+            continue
+        print(
+            f"ok     {f.file}: {f.action}, {f.pages} pages, {f.chunks} chunks, "
+            f"{f.tables} tables, {f.new_embeddings} new embeddings"
+        )
+        for w in f.warnings:
+            print(f"       warning: {w}")
+    t = report.totals()
+    print(
+        f"{t['files']} files, {t['failed']} failed, {t['chunks']} chunks, "
+        f"{t['new_embeddings']} new embeddings -> {store.path} "
+        f"({len(store.documents)} documents, {len(store.chunks)} chunks)"
+    )
+    return 1 if report.failed else 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from ragkit.index.manifest import read_manifest
+    from ragkit.index.vectorstores import describe_store
+
+    m = read_manifest(args.index)
+    check_store_args(args, args.index)
+    if args.json:
+        print(json.dumps(m, indent=2, ensure_ascii=False))
+        return 0
+    emb, ch = m["embedding"], m["chunker"]
+    params = ", ".join(f"{k}={v}" for k, v in ch.get("config", {}).items())
+    print(f"index      {args.index}")
+    print(f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')})")
+    print(f"chunker    {ch['name']}({params})")
+    print(f"vectors    {describe_store(m.get('store'))}")
+    print(f"documents  {m['counts']['documents']}    chunks {m['counts']['chunks']}")
+    print(f"updated    {m['updated_at']} (ragkit {m['ragkit_version']}, schema {m['schema_version']})")
+    for d in m["documents"]:
+        extra = f", pages without text: {d['empty_pages']}" if d.get("empty_pages") else ""
+        print(
+            f"  {d['source']}: {d['pages']} pages, {d['chunks']} chunks, {d.get('tables', 0)} tables{extra}"
+        )
+    return 0
+
+
+def cmd_copy(args: argparse.Namespace) -> int:
+    from ragkit.index.maintenance import copy_index
+
+    store = copy_index(args.index, args.to, store_from_args(args))
+    print(
+        f"copied {len(store.documents)} documents, {len(store.chunks)} chunks -> {store.path} "
+        f"(vectors in {store.store_description})"
+    )
+    store.close()
+    return 0
+
+
+def cmd_remove(args: argparse.Namespace) -> int:
+    from ragkit.index.store import IndexStore
+
+    check_store_args(args, args.index)
+    store = IndexStore.open(args.index)
+    missing = []
+    with store.lock(on_wait=say):
+        store.reload()  # another writer may have saved since it was opened: remove from that state
+        for name in args.documents:
+            if not store.remove(name):
+                missing.append(name)
+        if len(missing) < len(args.documents):
+            store.save()
+    for name in missing:
+        print(f"error  {name}: not in index {args.index}", file=sys.stderr)
+    print(f"{len(args.documents) - len(missing)} removed; {len(store.documents)} documents remain")
+    return 1 if missing else 0

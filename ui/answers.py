@@ -1,0 +1,113 @@
+"""An answer on screen: its text with citations that open their passage, the warnings, the gauge, the
+latency of each stage and every stage score of every retrieved chunk (Ask and Compare)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ragkit.app.charts import confidence_gauge, latency_bar
+from ragkit.app.presentation import (
+    CITATION_CSS,
+    answer_html,
+    citation_block_html,
+    highlighted_page_html,
+    hit_rows,
+    renumbered_refs,
+)
+from ragkit.evaluation.citations_check import unsupported_markers
+
+
+def render_answer(
+    answer: Any,
+    documents: Any,
+    key: str,
+    show_text: bool = True,
+    latency_max: float | None = None,
+    gauge_title: str = "Retrieval confidence",
+) -> None:
+    """The answer (citations as links that open their passage), warnings, the cited passages, the gauge,
+    the latency bar and every stage score of every retrieved chunk."""
+    st.markdown(CITATION_CSS, unsafe_allow_html=True)
+    style = getattr(answer, "prompt_style", "numbered")
+    check = citation_check(answer)
+    flags = unsupported_markers(answer.text, check) if check is not None else []
+    html, mapping = answer_html(
+        answer.text, len(answer.hits), key, style, [c.n for c in answer.citations], flags
+    )
+    if show_text:
+        st.markdown(html, unsafe_allow_html=True)
+    if check is not None and check.sentences:
+        (st.warning if check.unsupported else st.caption)(renumbered_refs(check.summary(), mapping))
+    if answer.abstained:
+        st.warning(f"Abstained: {answer.abstain_reason}")
+    elif answer.mode == "rag" and answer.uncited:
+        st.warning("Uncited: the answer does not cite any of the sources.")
+    if answer.invalid_citations:
+        st.warning(f"Citations pointing to no source: {answer.invalid_citations}")
+    render_citations(answer, documents, key, mapping)
+    if answer.trace:
+        with st.expander("Pipeline trace (grades, rewrite, expansion, context budget)"):
+            st.json(answer.trace, expanded=2)
+    if answer.mode == "no_retrieval":
+        st.caption("No-retrieval baseline: the plain LLM, no sources.")
+        return
+    col1, col2 = st.columns([1, 1])
+    col1.plotly_chart(
+        confidence_gauge(answer.confidence, title=gauge_title), key=f"{key}_gauge", width="stretch"
+    )
+    if answer.confidence is not None and answer.confidence.calibration:
+        col1.caption(f"Probability that the sources hold the answer, {answer.confidence.calibration}.")
+    col2.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
+    notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]
+    if answer.cached_stages:
+        notes.append(f"served from cache: {', '.join(answer.cached_stages)} (not a fair latency sample)")
+    if answer.timings_ms.get("load", 0) > 50:
+        notes.append(f"model load {answer.timings_ms['load']:.0f} ms (not counted in the total)")
+    st.caption(" · ".join(notes))
+    with st.expander(f"Retrieved chunks ({len(answer.hits)}) with every stage score"):
+        st.dataframe(
+            hit_rows(answer.hits),
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_hits",
+            column_config={"text": st.column_config.TextColumn("text", width="large")},
+        )
+
+
+def citation_check(answer: Any) -> Any:
+    """The answer's citation check (offline, on the check's own embedding model), computed once and
+    kept with the answer; None for an abstention or a no-retrieval answer."""
+    if answer.abstained or answer.mode != "rag" or not answer.hits:
+        return None
+    from ragkit.evaluation.citations_check import CHECK_MODEL, annotate
+    from ui import resources
+
+    return annotate(answer, resources.embedder(CHECK_MODEL))
+
+
+def render_citations(answer: Any, documents: Any, key: str, mapping: dict[int, int] | None = None) -> None:
+    """The cited sources, numbered in the order the answer cites them; each opens its passage,
+    highlighted in its page, when its label or the answer's ``[n]`` is clicked."""
+    if mapping is None:
+        style = getattr(answer, "prompt_style", "numbered")
+        _, mapping = answer_html(answer.text, len(answer.hits), key, style, [c.n for c in answer.citations])
+    blocks = []
+    for old, new in sorted(mapping.items(), key=lambda kv: kv[1]):
+        if not 0 < old <= len(answer.hits):
+            continue
+        hit = answer.hits[old - 1]
+        heading = f" · {hit.chunk.heading}" if hit.chunk.heading else ""
+        url = str(hit.chunk.metadata.get("url") or "")
+        where = (
+            hit.chunk.metadata.get("title") or hit.chunk.source
+            if url
+            else f"{hit.chunk.source} · page {hit.chunk.page}"
+        )
+        label = f"[{new}] {where}{heading}"
+        blocks.append(
+            citation_block_html(key, new, label, highlighted_page_html(documents, hit.chunk), url=url or None)
+        )
+    if blocks:
+        st.markdown("".join(blocks), unsafe_allow_html=True)

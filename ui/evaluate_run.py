@@ -1,0 +1,119 @@
+"""Evaluate page, Run tab: choose a question set and 1-5 configs (and a judge), run them, show the result."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from ragkit.core.errors import RagkitError
+from ragkit.evaluation.answer_metrics import ALL_METRICS, JUDGE_BACKENDS
+from ragkit.evaluation.citations_check import llm_support
+from ragkit.evaluation.questionsets import load_question_set
+from ragkit.evaluation.runner import evaluate_configs
+from ragkit.evaluation.runs import save_run
+from ui import state, widgets
+from ui.configs import config_choices
+from ui.evaluate_results import EVAL_ROOT, build_judge, embedders_for, progress_callback, show_result
+
+SOURCES = {
+    "upload": "Upload a CSV/JSONL (over the active collection)",
+    "labels": "Labels saved with the active collection",
+    "path": "A path: BEIR folder, SQuAD .json, or .csv/.jsonl",
+}
+
+
+def run_tab(collection) -> None:
+    """The Run tab."""
+    source = st.radio("Question set", list(SOURCES), format_func=SOURCES.get, key="eval_source")
+    upload, path, holdout = None, "", 0.0
+    if source == "upload":
+        upload = st.file_uploader(
+            "Columns: question, gold_answer, relevant_sources (file names; several separated by ';')",
+            type=["csv", "jsonl"],
+            key="eval_upload",
+        )
+    elif source == "path":
+        path = st.text_input("Path", key="eval_path", placeholder="../shared/evaldata/xquad_en/xquad.en.json")
+        holdout = st.number_input(
+            "SQuAD: share of paragraphs held out of the index (their questions test 'I don't know')",
+            min_value=0.0,
+            max_value=0.5,
+            step=0.05,
+            key=widgets.seed("eval_holdout", 0.0),
+        )
+    choices = config_choices()
+    chosen = st.multiselect(
+        "Configurations (2–5)",
+        list(choices),
+        key=widgets.seed("eval_configs", ["A", "B"]),
+        max_selections=5,
+        help="A and B are the sidebar's; saved configs and the shipped examples (configs/*.json) follow.",
+    )
+    for name in chosen:
+        st.caption(f"**{name}**: {widgets.config_summary(choices[name])}")
+    limit = st.number_input(
+        "Only the first N questions (0 = all)", min_value=0, step=10, key=widgets.seed("eval_limit", 0)
+    )
+    with st.expander("LLM judge (optional: RAGAS-style metrics, SimpleQA grades, citation check)"):
+        use_judge = st.toggle("Grade answers with an LLM judge", key="eval_judge")
+        j1, j2 = st.columns(2)
+        jb = j1.selectbox("Judge backend", list(JUDGE_BACKENDS), key="eval_judge_backend")
+        jm = j2.text_input("Judge model (blank: the backend's default)", key="eval_judge_model")
+        jmetrics = st.multiselect(
+            "Judge metrics",
+            list(ALL_METRICS),
+            key=widgets.seed("eval_judge_metrics", ["faithfulness", "answer_relevancy", "context_recall"]),
+            help="Metrics needing a gold answer (context precision/recall, answer correctness, simpleqa) are "
+            "skipped on questions without one. Each costs judge calls: context precision one per chunk.",
+        )
+        use_j2 = st.toggle("Second judge (reports the two judges' agreement)", key="eval_judge2")
+        k1, k2 = st.columns(2)
+        jb2 = k1.selectbox("Second judge backend", list(JUDGE_BACKENDS), key="eval_judge2_backend")
+        jm2 = k2.text_input("Second judge model", key="eval_judge2_model")
+        llm_cite = st.toggle(
+            "Check citations with the judge (instead of the offline check)", key="eval_llm_cite"
+        )
+    if st.button("Run evaluation", type="primary"):
+        try:
+            if len(chosen) < 2:
+                raise RagkitError("choose at least two configurations to compare")
+            if source == "upload":
+                if upload is None:
+                    raise RagkitError("upload a .csv or .jsonl question set first")
+                qset = load_question_set(
+                    text=upload.getvalue().decode("utf-8-sig", "replace"),
+                    filename=upload.name,
+                    collection=collection,
+                )
+            elif source == "labels":
+                qset = load_question_set(collection=collection, labels=True)
+            else:
+                if not path.strip():
+                    raise RagkitError("give the path of a question set")
+                qset = load_question_set(path.strip(), collection=collection, holdout=holdout)
+            configs = [choices[n] for n in chosen]
+            judge = build_judge(jb, jm) if use_judge else None
+            judge2 = build_judge(jb2, jm2) if use_judge and use_j2 else None
+            cite_decide = llm_support(judge.llm) if judge is not None and llm_cite else None
+            bar = st.progress(0.0, text="Starting…")
+            result = evaluate_configs(
+                qset,
+                configs,
+                int(limit) or None,
+                str(EVAL_ROOT),
+                progress_callback(bar),
+                api_key=state.api_keys(),
+                judge=judge,
+                embedders=embedders_for(configs),
+                judge2=judge2,
+                judge_metrics=tuple(jmetrics) if judge is not None else (),
+                cite_decide=cite_decide,
+            )
+            bar.empty()
+            saved = save_run(result, EVAL_ROOT)
+            st.session_state[state.EVAL_RESULT] = result
+            st.session_state[state.EVAL_NOTES] = []
+            st.success(f"Saved as {saved.name}")
+        except RagkitError as e:
+            st.error(str(e))
+    if state.get(state.EVAL_RESULT):
+        show_result(collection, st.session_state[state.EVAL_RESULT])
