@@ -60,6 +60,9 @@ def render_answer(
     if answer.confidence is not None and answer.confidence.calibration:
         col1.caption(f"Probability that the sources hold the answer, {answer.confidence.calibration}.")
     col2.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
+    searched = answer.trace.get("retriever")
+    if answer.mode == "rag":
+        st.caption(f"Searched for “{answer.query}”" + (f" with {searched}" if searched else ""))
     notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]
     if answer.cached_stages:
         notes.append(f"served from cache: {', '.join(answer.cached_stages)} (not a fair latency sample)")

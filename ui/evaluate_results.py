@@ -15,7 +15,13 @@ from ragkit.evaluation.runs import pipelines_for
 from ragkit.index.collections import default_root
 from ui import resources, state, widgets
 
-EVAL_ROOT = default_root() / ".eval"
+
+def eval_root() -> Path:
+    """Where runs are saved and dataset indexes cached (read per run: the root can change)."""
+    return default_root() / ".eval"
+
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
 
 
 def embedders_for(configs) -> dict:
@@ -139,7 +145,7 @@ def show_result(collection, result: dict, prefix: str = "eval") -> None:
                 pa, pb = pipelines_for(
                     result,
                     [a, b],
-                    EVAL_ROOT,
+                    eval_root(),
                     collection=collection
                     if result.get("params", {}).get("collection") == getattr(collection, "name", None)
                     else None,
@@ -156,7 +162,7 @@ def show_result(collection, result: dict, prefix: str = "eval") -> None:
                     "from_run": result.get("run_id", ""),
                     "documents": (pa.store, pb.store),
                 }
-            st.switch_page(str(Path(__file__).resolve().parent / "compare.py"))
+            st.switch_page(str(PAGES / "compare.py"))
         except RagkitError as e:
             st.error(str(e))
 

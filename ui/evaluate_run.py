@@ -12,7 +12,7 @@ from ragkit.evaluation.runner import evaluate_configs
 from ragkit.evaluation.runs import save_run
 from ui import state, widgets
 from ui.configs import config_choices
-from ui.evaluate_results import EVAL_ROOT, build_judge, embedders_for, progress_callback, show_result
+from ui.evaluate_results import build_judge, embedders_for, eval_root, progress_callback, show_result
 
 SOURCES = {
     "upload": "Upload a CSV/JSONL (over the active collection)",
@@ -99,7 +99,7 @@ def run_tab(collection) -> None:
                 qset,
                 configs,
                 int(limit) or None,
-                str(EVAL_ROOT),
+                str(eval_root()),
                 progress_callback(bar),
                 api_key=state.api_keys(),
                 judge=judge,
@@ -109,7 +109,7 @@ def run_tab(collection) -> None:
                 cite_decide=cite_decide,
             )
             bar.empty()
-            saved = save_run(result, EVAL_ROOT)
+            saved = save_run(result, eval_root())
             st.session_state[state.EVAL_RESULT] = result
             st.session_state[state.EVAL_NOTES] = []
             st.success(f"Saved as {saved.name}")

@@ -7,12 +7,12 @@ import streamlit as st
 from ragkit.core.errors import RagkitError
 from ragkit.evaluation.runs import list_runs, load_run, rerun, save_run
 from ui import state
-from ui.evaluate_results import EVAL_ROOT, progress_callback, show_result
+from ui.evaluate_results import eval_root, progress_callback, show_result
 
 
 def saved_tab(collection) -> None:
     """The Saved runs tab."""
-    runs = list_runs(EVAL_ROOT)
+    runs = list_runs(eval_root())
     if not runs:
         st.info("No saved runs yet: every evaluation run is saved here.")
     else:
@@ -38,13 +38,13 @@ def saved_tab(collection) -> None:
                 bar = st.progress(0.0, text="Re-running…")
                 result, notes = rerun(
                     saved,
-                    EVAL_ROOT,
+                    eval_root(),
                     collection=None,
                     progress=progress_callback(bar),
                     api_key=state.api_keys(),
                 )
                 bar.empty()
-                path = save_run(result, EVAL_ROOT)
+                path = save_run(result, eval_root())
                 st.session_state["eval_saved_shown"] = result
                 st.session_state["eval_saved_notes"] = (
                     notes or ["same dataset and ragkit version as before"]

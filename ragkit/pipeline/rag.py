@@ -35,7 +35,7 @@ from ragkit.pipeline.prompts import (
     source_url,
     templates_for,
 )
-from ragkit.retrievers import retriever_from_config
+from ragkit.retrievers import describe, retriever_from_config
 from ragkit.retrievers.base import warm_up
 
 
@@ -264,6 +264,8 @@ class RagPipeline:
             if self.config.web_search
             else self.retriever
         )
+        if trace is not None:
+            trace.setdefault("retriever", describe(retriever))
         if len(queries) == 1:
             return retriever.search(queries[0], self.config.top_k, timings)
         from ragkit.pipeline.stages import fuse_hit_lists

@@ -89,13 +89,13 @@ def describe(retriever: Any) -> str:
     component = getattr(retriever, "component", None)
     if component is None:
         return getattr(retriever, "name", type(retriever).__name__)
+    settings = getattr(retriever, "settings", {})
     shown = ", ".join(
-        f"{o.name}={getattr(retriever, 'settings', {}).get(o.name)}"
-        for o in component.options
-        if o.kind == "choice"
+        [f"{o.name}={settings.get(o.name)}" for o in component.options if o.kind == "choice"]
+        + [o.name for o in component.options if o.kind == "bool" and settings.get(o.name)]
     )
     inner = ", ".join(describe(r) for r in parts.values()) if parts else ""
-    return f"{component.name}[{shown}]" + (f"({inner})" if inner else "")
+    return component.name + (f"[{shown}]" if shown else "") + (f"({inner})" if inner else "")
 
 
 __all__ = [

@@ -1,0 +1,169 @@
+"""The house's layers: no import cycle anywhere in ragkit, ui or pages (imports inside functions
+included), no import from a lower layer to a higher one, nothing in ragkit importing streamlit or the app.
+
+Layers, lowest first: core < ingestion < index < retrievers < llms < pipeline < evaluation < app < cli;
+a folder imports only itself and the folders below it. ``ui`` may import ragkit; ``pages`` may import
+``ui`` and ragkit; neither is imported by ragkit.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+LAYERS = ("core", "ingestion", "index", "retrievers", "llms", "pipeline", "evaluation", "app", "cli")
+
+
+def import_graph(root: Path, packages: tuple[str, ...] = ("ragkit", "ui", "pages")) -> dict[str, set[str]]:
+    """Module -> the project modules it imports (every ``import`` statement, at any depth)."""
+    mods: dict[str, Path] = {}
+    for pkg in packages:
+        for p in (root / pkg).rglob("*.py"):
+            parts = list(p.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            mods[".".join(parts)] = p
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = defaultdict(set)
+    for mod, path in mods.items():
+        graph[mod]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                targets = [
+                    f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods else node.module
+                    for a in node.names
+                ]
+            elif isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                continue
+            for t in targets:
+                r = resolve(t)
+                if r and r != mod and not mod.startswith(r + "."):  # a package's own init is not a cycle
+                    graph[mod].add(r)
+                if t.split(".")[0] == "streamlit":
+                    graph[mod].add("streamlit")
+    return dict(graph)
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in list(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def layer_of(module: str) -> tuple[int, str]:
+    """(rank, name) of a module's layer; the ragkit package itself sits with core, ``__main__`` with cli,
+    ui and pages above everything in ragkit."""
+    parts = module.split(".")
+    if parts[0] == "ui":
+        return len(LAYERS), "ui"
+    if parts[0] == "pages":
+        return len(LAYERS) + 1, "pages"
+    if parts[0] == "streamlit":
+        return len(LAYERS), "streamlit"
+    if len(parts) == 1:
+        return 0, "ragkit"
+    if parts[1] == "__main__":
+        return LAYERS.index("cli"), "cli"
+    return LAYERS.index(parts[1]), parts[1]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import from a module to a module of a higher layer."""
+    bad = []
+    for mod, targets in graph.items():
+        for t in targets:
+            if layer_of(t)[0] > layer_of(mod)[0]:
+                bad.append(f"{mod} ({layer_of(mod)[1]}) imports {t} ({layer_of(t)[1]})")
+    return sorted(bad)
+
+
+def test_no_cycles_and_no_upward_imports_in_the_house():
+    graph = import_graph(ROOT)
+    assert cycles(graph) == []
+    assert upward_imports(graph) == []
+
+
+def test_every_ragkit_module_sits_in_a_declared_layer():
+    graph = import_graph(ROOT)
+    for mod in graph:
+        if mod.startswith("ragkit.") and mod.split(".")[1] != "__main__":
+            assert mod.split(".")[1] in LAYERS, f"{mod} is in no layer: add its folder to LAYERS"
+
+
+def plant(root: Path, files: dict[str, str]) -> dict[str, set[str]]:
+    for name, text in files.items():
+        p = root / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return import_graph(root)
+
+
+def test_a_planted_cycle_is_found_even_inside_a_function(tmp_path):
+    graph = plant(
+        tmp_path,
+        {
+            "ragkit/__init__.py": "",
+            "ragkit/core/__init__.py": "",
+            "ragkit/core/a.py": "def f():\n    from ragkit.core.b import g\n",
+            "ragkit/core/b.py": "from ragkit.core import a\n",
+        },
+    )
+    assert cycles(graph) == [["ragkit.core.a", "ragkit.core.b"]]
+
+
+def test_a_planted_upward_import_is_found(tmp_path):
+    graph = plant(
+        tmp_path,
+        {
+            "ragkit/__init__.py": "",
+            "ragkit/core/__init__.py": "",
+            "ragkit/core/types.py": "def f():\n    import ragkit.pipeline.config\n",
+            "ragkit/pipeline/__init__.py": "",
+            "ragkit/pipeline/config.py": "X = 1\n",
+            "ragkit/app/__init__.py": "",
+            "ragkit/app/view.py": "import streamlit as st\n",
+        },
+    )
+    assert cycles(graph) == []
+    assert upward_imports(graph) == [
+        "ragkit.app.view (app) imports streamlit (streamlit)",
+        "ragkit.core.types (core) imports ragkit.pipeline.config (pipeline)",
+    ]
