@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.answer_metrics import ALL_METRICS, JUDGE_BACKENDS
+from ragkit.evaluation.answer_metrics import ALL_METRICS, judge_backends
 from ragkit.evaluation.citations_check import llm_support
 from ragkit.evaluation.questionsets import load_question_set
 from ragkit.evaluation.runner import evaluate_configs
@@ -56,7 +56,7 @@ def run_tab(collection) -> None:
     with st.expander("LLM judge (optional: RAGAS-style metrics, SimpleQA grades, citation check)"):
         use_judge = st.toggle("Grade answers with an LLM judge", key="eval_judge")
         j1, j2 = st.columns(2)
-        jb = j1.selectbox("Judge backend", list(JUDGE_BACKENDS), key="eval_judge_backend")
+        jb = j1.selectbox("Judge backend", judge_backends(), key="eval_judge_backend")
         jm = j2.text_input("Judge model (blank: the backend's default)", key="eval_judge_model")
         jmetrics = st.multiselect(
             "Judge metrics",
@@ -67,7 +67,7 @@ def run_tab(collection) -> None:
         )
         use_j2 = st.toggle("Second judge (reports the two judges' agreement)", key="eval_judge2")
         k1, k2 = st.columns(2)
-        jb2 = k1.selectbox("Second judge backend", list(JUDGE_BACKENDS), key="eval_judge2_backend")
+        jb2 = k1.selectbox("Second judge backend", judge_backends(), key="eval_judge2_backend")
         jm2 = k2.text_input("Second judge model", key="eval_judge2_model")
         llm_cite = st.toggle(
             "Check citations with the judge (instead of the offline check)", key="eval_llm_cite"

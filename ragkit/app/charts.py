@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ragkit.core.optional import require
 from ragkit.pipeline.confidence import DEFAULT_CONFIDENCE, Confidence, ConfidenceConfig
 
 BAND_COLOURS = {"low": "#f8d7da", "medium": "#fff3cd", "high": "#d1e7dd"}
@@ -17,7 +18,7 @@ def confidence_gauge(
     title: str = "Retrieval confidence",
 ) -> Any:
     """A gauge over [0, 1] with the low/medium/high bands and the abstention threshold marked."""
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     value = confidence.value if confidence is not None else 0.0
     threshold = confidence.threshold if confidence is not None else config.threshold
@@ -61,7 +62,7 @@ def latency_bar(
 ) -> Any:
     """Horizontal bars of the time each stage took (``total`` and the one-off model ``load`` left out:
     neither is a stage of this question). ``x_max`` puts two charts on the same scale."""
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     stages = [s for s in STAGE_ORDER if s in timings_ms] + [
         s for s in timings_ms if s not in STAGE_ORDER and s not in ("total", "load")
@@ -87,7 +88,7 @@ def latency_bar(
 
 
 def chunk_length_histogram(lengths: Sequence[int], title: str = "Chunk length (characters)") -> Any:
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     fig = go.Figure(go.Histogram(x=list(lengths), nbinsx=30))
     fig.update_layout(
@@ -107,7 +108,7 @@ def chunk_length_histogram(lengths: Sequence[int], title: str = "Chunk length (c
 def reliability_diagram(configs: Sequence[Mapping[str, Any]]) -> Any:
     """Observed accuracy per confidence bin for each config, against the diagonal of perfect calibration;
     marker size follows the number of questions in the bin. ``configs`` are result config entries."""
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     fig = go.Figure(
         go.Scatter(x=[0, 1], y=[0, 1], mode="lines", name="perfectly calibrated", line={"dash": "dot"})
@@ -139,7 +140,7 @@ def reliability_diagram(configs: Sequence[Mapping[str, Any]]) -> Any:
 
 def risk_coverage_chart(configs: Sequence[Mapping[str, Any]]) -> Any:
     """Accuracy of the answers kept against the share kept, as the abstention threshold rises."""
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     fig = go.Figure()
     for c in configs:
@@ -175,7 +176,7 @@ def quality_latency_chart(
     points: Sequence[tuple[str, float, float]], front: Sequence[str], metric: str
 ) -> Any:
     """Each config at (p50 latency, quality); the Pareto-optimal ones are marked and joined by a line."""
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     on = sorted((p for p in points if p[0] in front), key=lambda p: p[1])
     fig = go.Figure(
@@ -214,7 +215,7 @@ def quality_latency_chart(
 
 def intent_chart(slices: Sequence[Mapping[str, Any]], names: Sequence[str], metric: str) -> Any:
     """Grouped bars: ``metric`` per config within each query intent."""
-    import plotly.graph_objects as go
+    go = require("plotly.graph_objects", "the app's charts")
 
     fig = go.Figure()
     for n in names:

@@ -128,14 +128,6 @@ class Workspace:
 
         self.update(change)
 
-    def delete_chat(self, chat_id: str) -> None:
-        def change(d: dict[str, Any]) -> None:
-            d["chats"] = [c for c in d.get("chats") or [] if c["id"] != chat_id]
-            if d.get("current_chat") == chat_id:
-                d["current_chat"] = d["chats"][-1]["id"] if d["chats"] else None
-
-        self.update(change)
-
     # -------------------------------------------------------------- comparisons
 
     def set_value(self, key: str, value: Any) -> None:

@@ -46,3 +46,8 @@ class LLMRateLimitError(LLMError):
 
 class LLMConnectionError(LLMError):
     """The backend could not be reached, or timed out."""
+
+
+class MissingDependencyError(ConfigError):
+    """An optional package a chosen backend or format needs is not installed; the message names the
+    ``pip install`` that brings it."""

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.hashing import config_key
+from ragkit.core.optional import require
 from ragkit.core.types import Message
 from ragkit.llms.base import GenerationRequest
 from ragkit.pipeline.prompts import JUDGE_PROMPTS
@@ -317,7 +318,7 @@ def load_simpleqa(path: Any) -> list[Any]:
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Spearman's rank correlation of two judges' scores (None with fewer than 3 pairs or no variance)."""
-    from scipy.stats import spearmanr
+    spearmanr = require("scipy.stats", "judge agreement").spearmanr
 
     if len(a) < 3 or len(set(a)) < 2 or len(set(b)) < 2:
         return None
@@ -339,7 +340,11 @@ def cohen_kappa(a: Sequence[Any], b: Sequence[Any]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
-JUDGE_BACKENDS = ("groq", "ollama", "openai", "local")
+def judge_backends() -> list[str]:
+    """The backends that can judge: every generative one."""
+    from ragkit.llms import LLMS
+
+    return [c.name for c in LLMS.components() if c.generative]
 
 
 def build_judge(
@@ -356,8 +361,8 @@ def build_judge(
     from ragkit.core.errors import ConfigError
     from ragkit.llms import build_llm
 
-    if backend not in JUDGE_BACKENDS:
-        raise ConfigError(f"judge backend must be one of {', '.join(JUDGE_BACKENDS)}, got {backend!r}")
+    if backend not in judge_backends():
+        raise ConfigError(f"judge backend must be one of {', '.join(judge_backends())}, got {backend!r}")
     llm = build_llm(backend, model=model or None, api_key=api_key, host=host, base_url=base_url)
     return AnswerJudge(llm, embedder)
 

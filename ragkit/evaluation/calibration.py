@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragkit.core.optional import require
 from ragkit.pipeline.calibration import CALIBRATION_METHODS, CalibrationMap
 
 
@@ -73,14 +74,14 @@ def _fit(method: str, conf: Sequence[float], correct: Sequence[float]) -> Calibr
     c = np.asarray(conf, dtype=float)
     t = np.asarray(correct, dtype=float)
     if method == "isotonic":
-        from sklearn.isotonic import IsotonicRegression
+        IsotonicRegression = require("sklearn.isotonic", "calibration").IsotonicRegression
 
         iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip").fit(c, t)
         return CalibrationMap(
             "isotonic", tuple(map(float, iso.X_thresholds_)), tuple(map(float, iso.y_thresholds_))
         )
     if method == "platt":
-        from sklearn.linear_model import LogisticRegression
+        LogisticRegression = require("sklearn.linear_model", "calibration").LogisticRegression
 
         if len(set(t.tolist())) < 2:  # one class only: the constant rate is the best map
             rate = float(t.mean()) if len(t) else 0.0

@@ -7,24 +7,15 @@ from ragkit.evaluation.answer_metrics import RAGAS_METRICS
 
 BEIR_METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 
-
 RETRIEVAL_METRICS = ("ndcg@10", "recall@10", "mrr@10")
-
 
 EVIDENCE_METRICS = ("evidence_precision",)
 
-
 GOLD_METRICS = ("gold_ndcg@10", "gold_recall@10", "gold_mrr@10")
-
 
 ANSWER_METRICS = ("contains_gold", "f1", "exact_match")
 
-
 ABSTENTION_METRICS = ("false_abstention", "idk_when_absent")
-
-
-JUDGE_METRICS = ("judge_faithfulness", "judge_relevance")
-
 
 CITATION_METRICS = ("citation_precision", "citation_recall")
 
@@ -42,12 +33,9 @@ PER_QUESTION_METRICS = (
     + ABSTENTION_METRICS
     + CITATION_METRICS
     + ANSWER_JUDGE_METRICS
-    + JUDGE_METRICS
 )
 
-
 LOWER_IS_BETTER = frozenset({"false_abstention"})  # abstaining when the evidence is there is a miss
-
 
 CALIBRATION_MEANING = (
     "correct = the retrieved chunks hold the evidence (a labelled passage or a relevant file, else the "

@@ -57,7 +57,7 @@ class QuestionRunner:
             embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
         self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)
         for j in (judge, judge2):
-            if j is not None and hasattr(j, "embedder") and j.embedder is None:
+            if j is not None and j.embedder is None:
                 j.embedder = self.emb  # answer relevancy and correctness use the pipeline's model
         key = key_for(api_key, config.llm)
         self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=key)
@@ -137,14 +137,8 @@ class QuestionRunner:
             check = check_answer(ans, self.check_emb, self.cite_decide)
             row["citation_precision"], row["citation_recall"] = check.precision, check.recall
             row["citations_unsupported"] = check.unsupported
-        if self.judge is not None and hasattr(self.judge, "judge") and answered:  # the 1-5 grades
-            j = self.judge.judge(q.question, [c.text for c in chunks], ans.text)
-            row["judge_faithfulness"], row["judge_relevance"] = j.faithfulness, j.relevance
-            row["judge_parsed"] = j.parsed
-            if not j.parsed:
-                row["judge_raw"] = j.raw[:500]
         for prefix, judge in (("", self.judge), ("judge2_", self.judge2)):
-            if judge is not None and hasattr(judge, "score"):
+            if judge is not None:
                 self._judge_answer(row, prefix, judge, q, ans, [c.text for c in chunks])
         for stage, ms in ans.timings_ms.items():
             self.stage_times.setdefault(stage, []).append(ms)
@@ -191,7 +185,7 @@ class QuestionRunner:
         per_q = self.per_q
         out: dict[str, Any] = {}
         for prefix, judge in (("", self.judge), ("judge2_", self.judge2)):
-            if judge is None or not hasattr(judge, "score"):
+            if judge is None:
                 continue
             rows = [v for v in per_q.values() if f"{prefix}judge_failures" in v]
             metrics[f"{prefix}judge_parse_failures"] = float(
@@ -204,7 +198,7 @@ class QuestionRunner:
             for k, val in simpleqa_summary(grades).items():
                 metrics[f"{prefix}simpleqa_{k}"] = val
                 counts[f"{prefix}simpleqa_{k}"] = len(grades)
-        if self.judge2 is not None and hasattr(self.judge2, "score"):
+        if self.judge2 is not None:
             m2, c2 = _aggregate(per_q, [f"judge2_{m}" for m in ANSWER_JUDGE_METRICS])
             metrics.update(m2)
             counts.update(c2)
@@ -242,10 +236,6 @@ class QuestionRunner:
         if calibration is not None:
             metrics["ece"] = calibration["ece"]
         agreement = self._judge_summary(metrics, counts)
-        if judge is not None and hasattr(judge, "judge"):
-            judged_q = [v for v in per_q.values() if "judge_parsed" in v]
-            metrics["judge_parse_failures"] = float(sum(not v["judge_parsed"] for v in judged_q))
-            counts["judge_parse_failures"] = len(judged_q)
         lat = [v["latency_ms"] for v in per_q.values()]
         models = {
             "embedding": self.emb.model_id,
@@ -255,9 +245,8 @@ class QuestionRunner:
             models["reranker"] = config.rerank_model
         if judge is not None:
             models["judge"] = judge.model_id
-            if hasattr(judge, "prompts_hash"):
-                models["judge_prompts"] = judge.prompts_hash()
-                models["judge_metrics"] = ",".join(self.judge_metrics)
+            models["judge_prompts"] = judge.prompts_hash()
+            models["judge_metrics"] = ",".join(self.judge_metrics)
         if self.judge2 is not None:
             models["judge2"] = self.judge2.model_id
         if self.cite_decide is not None:

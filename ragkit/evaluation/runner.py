@@ -75,9 +75,9 @@ def evaluate_configs(
     ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
     ``api_key`` is a key, or a map backend -> key, used in memory only. ``judge`` is an
     :class:`~ragkit.evaluation.answer_metrics.AnswerJudge` scoring ``judge_metrics`` (RAGAS-style names and
-    ``simpleqa``), or the older 1-5 :class:`~ragkit.evaluation.judge.LLMJudge`; ``judge2`` a second
-    AnswerJudge scoring the same metrics, for agreement. ``cite_decide`` replaces the offline citation
-    check with an LLM's (see :func:`~ragkit.evaluation.citations_check.llm_support`).
+    ``simpleqa``); ``judge2`` a second AnswerJudge scoring the same metrics, for agreement.
+    ``cite_decide`` replaces the offline citation check with an LLM's (see
+    :func:`~ragkit.evaluation.citations_check.llm_support`).
     """
     from ragkit.evaluation.answer_metrics import ALL_METRICS
 

@@ -13,6 +13,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ragkit.core.optional import require
+
 #: below this many questions with a non-zero difference, no test can reach p < 0.05 reliably
 MIN_INFORMATIVE = 6
 
@@ -64,7 +66,7 @@ def paired_bootstrap_ci(
 
 def paired_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, str]:
     """Two-sided p-value of a paired test of ``a`` vs ``b`` and the test's name."""
-    from scipy import stats
+    stats = require("scipy.stats", "significance tests")
 
     d = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     nz = d[d != 0]

@@ -7,16 +7,17 @@ import io
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
+from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
 
 
 def docx_to_document(name: str, data: bytes) -> Document:
     """A Word document as one Markdown page: headings, list items and tables in document order."""
-    try:
-        import docx
-        from docx.table import Table
-        from docx.text.paragraph import Paragraph
+    docx = require("docx", "reading .docx files")
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
+    try:
         d = docx.Document(io.BytesIO(data))
     except Exception as e:  # python-docx raises PackageNotFoundError, BadZipFile, KeyError...
         raise DocumentError(

@@ -7,12 +7,13 @@ from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
+from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
 
 
 def html_to_document(name: str, data: bytes, url: str | None = None) -> Document:
     """The main content of an HTML page as a one-page Markdown document (``name`` is its file name or URL)."""
-    import trafilatura
+    trafilatura = require("trafilatura", "reading HTML")
 
     text = trafilatura.extract(
         data,

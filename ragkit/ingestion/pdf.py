@@ -7,6 +7,7 @@ import io
 from dataclasses import dataclass
 
 from ragkit.core.errors import DocumentError
+from ragkit.core.optional import require
 from ragkit.core.types import Page
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.reading import PageProgress, page_ranges
@@ -91,9 +92,8 @@ class _Plumber:
         self.data, self.warnings, self.pdf = data, warnings, None
 
     def __enter__(self) -> _Plumber:
-        import pdfplumber
-
         try:
+            pdfplumber = require("pdfplumber", "table detection in PDFs")
             self.pdf = pdfplumber.open(io.BytesIO(self.data))
         except Exception as e:
             self.warnings.append(f"table detection skipped ({e})")

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ragkit.core.errors import LLMConnectionError, LLMError, ModelNotAvailableError
+from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
 from ragkit.llms.base import Generation, GenerationRequest, LLMContext
 
@@ -55,7 +56,7 @@ class OllamaLLM:
     @property
     def client(self):
         if self._client is None:
-            import ollama
+            ollama = require("ollama", "the ollama backend")
 
             self._client = ollama.Client(host=self.host, timeout=self.timeout)
         return self._client

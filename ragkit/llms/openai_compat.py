@@ -23,6 +23,7 @@ from ragkit.core.errors import (
     LLMRateLimitError,
     ModelNotAvailableError,
 )
+from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
 from ragkit.llms.base import Generation, GenerationRequest, LLMContext, redact
 
@@ -91,7 +92,7 @@ class ChatCompletionsLLM:
     def _client_(self) -> Any:
         key = self._key_for_client()
         if self._client is None:
-            module = importlib.import_module(self.sdk)
+            module = require(self.sdk, f"the {self.name} backend")
             client_cls = module.Groq if self.sdk == "groq" else module.OpenAI
             # our own retry loop handles 429s, so the user sees one clear message at the end
             self._client = client_cls(

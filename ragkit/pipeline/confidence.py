@@ -6,7 +6,9 @@ Formula, over the top ``m`` hits (default 3):
    score ``r_i`` (an MS MARCO cross-encoder emits a relevance logit, so ``c_r = 0, s_r = 1`` gives its own
    probability), else ``p_i = sigmoid((cos_i - c_c) / s_c)`` from the query-chunk cosine similarity
    (every ragkit retriever records it, whichever stage ranked the hit). ``c_c``/``s_c`` are calibrated for
-   all-MiniLM-L6-v2 on question-passage pairs (see ``bench/calibrate_confidence.py``); a hit with
+   all-MiniLM-L6-v2 on question-passage pairs (set by hand in round 1: a question and its passage
+   score around 0.45-0.6, an unrelated passage below 0.3; ``bench/calibration.py`` measures how
+   far the resulting gauge is from a probability, and ``ragkit calibrate`` fits a map); a hit with
    neither score contributes ``p_i = 0``.
 2. **Strength** ``S = w * p_1 + (1 - w) * mean(p_1..p_m)`` (``w = 0.7``): the best chunk dominates, the
    runners-up can lift or drag it.

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
 from ragkit.index.store import IndexStore
@@ -220,7 +221,7 @@ def _okapi_class():
     if _OKAPI is None:
         import math
 
-        from rank_bm25 import BM25Okapi
+        BM25Okapi = require("rank_bm25", "the rank_bm25 engine").BM25Okapi
 
         class LuceneIdfBM25Okapi(BM25Okapi):
             def _calc_idf(self, nd: dict[str, int]) -> None:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ragkit.core.errors import IndexStoreError, ModelMismatchError
+from ragkit.core.optional import require
 from ragkit.index.vectorstores.base import _BATCH, _payload, _rows, point_id
 
 log = logging.getLogger(__name__)
@@ -158,13 +159,7 @@ class QdrantEdgeStore:
         self._checked = False  # the shard's dimension was compared with ours
 
     def _edge(self) -> Any:
-        try:
-            import qdrant_edge
-        except ImportError:  # pragma: no cover - it is in requirements.txt
-            raise IndexStoreError(
-                "the embedded Qdrant store needs qdrant-edge-py: pip install qdrant-edge-py"
-            ) from None
-        return qdrant_edge
+        return require("qdrant_edge", "the embedded Qdrant store")
 
     def _open(self) -> Any:
         qe = self._edge()

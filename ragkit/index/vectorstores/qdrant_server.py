@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.errors import IndexStoreError, ModelMismatchError
+from ragkit.core.optional import require
 from ragkit.index.vectorstores.base import _BATCH, API_KEY_ENV, _payload, _rows, point_id
 
 
@@ -31,13 +32,8 @@ class QdrantServerStore:
     @property
     def client(self) -> Any:
         if self._client is None:
-            try:
-                from qdrant_client import QdrantClient
-            except ImportError:  # pragma: no cover - it is in requirements.txt
-                raise IndexStoreError(
-                    "a Qdrant server store needs qdrant-client: pip install qdrant-client"
-                ) from None
-            self._client = QdrantClient(
+            qdrant_client = require("qdrant_client", "a Qdrant server store")
+            self._client = qdrant_client.QdrantClient(
                 url=self.uri,
                 api_key=os.environ.get(API_KEY_ENV) or None,
                 prefer_grpc=False,
