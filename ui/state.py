@@ -1,7 +1,7 @@
 """Every ``st.session_state`` key in one place, with typed accessors, and the link to the saved workspace.
 
 The session's configs, chat, comparison and batch judgements are saved with the active collection
-(:mod:`ragkit.workspace`) as they change, and restored when a session opens that collection again (a
+(:mod:`ragkit.app.workspace`) as they change, and restored when a session opens that collection again (a
 reload, a second tab, a link). Configs are the single source of truth for the sidebar: widgets show the
 config and change it only through their ``on_change`` callbacks (a user action), never by being reset.
 """

@@ -160,7 +160,7 @@ def _claims(
 
 
 def unsupported_markers(text: str, check: CitationCheck) -> list[list[int]]:
-    """For each ``[n]`` marker of ``text`` in order (the markers :func:`ragkit.citations.renumber`
+    """For each ``[n]`` marker of ``text`` in order (the markers :func:`ragkit.pipeline.citations.renumber`
     rewrites one for one), the source numbers in it that do not support the sentence it closes."""
     from ragkit.pipeline.citations import _MARKER, parse_citations
 

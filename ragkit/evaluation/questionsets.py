@@ -35,7 +35,7 @@ class QuestionSet:
     hash: str
     questions: list[LabelledQuestion] = field(default_factory=list)
     documents: list[Document] | None = None  # None: use ``collection``'s documents
-    collection: Any = None  # ragkit.collections.Collection
+    collection: Any = None  # ragkit.index.collections.Collection
     level: str = "document"  # document (files) | passage (labelled spans) | mixed
     beir: BeirDataset | None = None
     params: dict[str, Any] = field(default_factory=dict)

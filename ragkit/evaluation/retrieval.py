@@ -43,7 +43,7 @@ def dataset_index(
     store: dict[str, Any] | None = None,
 ) -> tuple[IndexStore, float, bool]:
     """An index of ``documents`` for this chunker and model, built once and cached under ``root``
-    (``store``: where its vectors live, :func:`ragkit.vectorstores.store_spec`; default local files).
+    (``store``: where its vectors live, :func:`ragkit.index.vectorstores.store_spec`; default local files).
 
     The cache directory is named after the dataset, chunker, model and a hash of the documents'
     contents, so any change to the corpus builds a new index. Returns ``(store, build seconds, whether

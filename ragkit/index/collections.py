@@ -55,7 +55,7 @@ class Collection:
     def create(
         cls, name: str, root: str | Path | None = None, store: dict[str, Any] | None = None
     ) -> Collection:
-        """Create the collection (idempotent). ``store`` (:func:`ragkit.vectorstores.store_spec`) says
+        """Create the collection (idempotent). ``store`` (:func:`ragkit.index.vectorstores.store_spec`) says
         where its indexes keep their vectors; it is fixed at creation."""
         c = cls(name, root)
         meta = c.path / "collection.json"

@@ -57,7 +57,7 @@ def open_or_create(
     """Open the index at ``path`` (checking model, chunker and store) or start a new one.
 
     With ``chunker=None`` an existing index keeps its own chunker and a new one uses ``sliding``;
-    ``store_spec`` (:func:`ragkit.vectorstores.store_spec`) says where a new index keeps its vectors
+    ``store_spec`` (:func:`ragkit.index.vectorstores.store_spec`) says where a new index keeps its vectors
     (default: local files) and must match an existing index's.
     """
     if IndexStore.exists(path):

@@ -17,7 +17,7 @@ def copy_index(
     source: str | os.PathLike[str], target: str | os.PathLike[str], store: dict[str, Any] | None = None
 ) -> IndexStore:
     """Copy an index (documents, chunks and vectors, no re-embedding) into a new index whose vectors live
-    in ``store`` (:func:`ragkit.vectorstores.store_spec`): how an existing index moves into Qdrant."""
+    in ``store`` (:func:`ragkit.index.vectorstores.store_spec`): how an existing index moves into Qdrant."""
     if IndexStore.exists(target):
         raise IndexStoreError(f"index {target} already exists: copy into a new directory")
     src = IndexStore.open(source)

@@ -9,7 +9,7 @@ Layout of an index directory::
     vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows (``local`` store only)
     qdrant/                  the embedded Qdrant shard of a ``qdrant`` store without a URL
 
-Where the vectors live is the manifest's ``store`` (:mod:`ragkit.vectorstores`): ``local`` files, or a
+Where the vectors live is the manifest's ``store`` (:mod:`ragkit.index.vectorstores`): ``local`` files, or a
 Qdrant collection (embedded, or a server by URL). With Qdrant, a save upserts new documents' points before
 switching the manifest and deletes the points of documents that left it after, so the manifest stays the
 single source of truth.

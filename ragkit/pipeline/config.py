@@ -10,7 +10,7 @@ CLI ``--config`` file or a saved run. Booleans must be JSON booleans, integers i
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields, make_dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
@@ -30,61 +30,21 @@ def _d(name: str) -> Any:
     return dc_field(default=option.default)
 
 
-@dataclass(frozen=True)
-class PipelineConfig:
-    """Chunking, retrieval, generation and the optional stages of one pipeline (see each field's
-    declaration for what it means; ``python -m ragkit ask --help`` lists them)."""
+#: the Python type of each declared kind (what the generated dataclass annotates its fields with)
+_TYPES: dict[str, Any] = {
+    "int": int,
+    "int?": int | None,
+    "float": float,
+    "bool": bool,
+    "str": str,
+    "str?": str | None,
+    "choice": str,
+    "any": Any,
+}
 
-    name: str = _d("name")
-    description: str = _d("description")
-    reference: str = _d("reference")
-    # indexing
-    chunker: str = _d("chunker")
-    chunker_params: dict[str, Any] = _d("chunker_params")
-    embedding_model: str = _d("embedding_model")
-    # retrieval
-    retriever: str = _d("retriever")
-    top_k: int = _d("top_k")
-    bm25_k1: float = _d("bm25_k1")
-    bm25_b: float = _d("bm25_b")
-    bm25_language: str = _d("bm25_language")
-    bm25_engine: str = _d("bm25_engine")
-    dense_index: str = _d("dense_index")
-    hnsw_m: int = _d("hnsw_m")
-    hnsw_ef_search: int = _d("hnsw_ef_search")
-    rrf_k: float = _d("rrf_k")
-    hybrid_depth: int = _d("hybrid_depth")
-    hybrid_weights: dict[str, float] = _d("hybrid_weights")
-    intent_routing: bool = _d("intent_routing")
-    rerank: bool = _d("rerank")
-    rerank_model: str = _d("rerank_model")
-    rerank_candidates: int = _d("rerank_candidates")
-    # generation
-    llm: str = _d("llm")
-    llm_model: str | None = _d("llm_model")
-    ollama_host: str | None = _d("ollama_host")
-    openai_base_url: str | None = _d("openai_base_url")
-    temperature: float = _d("temperature")
-    max_tokens: int = _d("max_tokens")
-    confidence_threshold: float = _d("confidence_threshold")
-    confidence_calibration: dict[str, Any] | None = _d("confidence_calibration")
-    history_turns: int = _d("history_turns")
-    no_retrieval: bool = _d("no_retrieval")
-    # prompt and grounding
-    prompt_style: str = _d("prompt_style")
-    prompt_template: dict[str, str] | None = _d("prompt_template")
-    fallback_answer: str = _d("fallback_answer")
-    # optional stages
-    relevance_grader: bool = _d("relevance_grader")
-    grader_threshold: float = _d("grader_threshold")
-    query_expansion: int = _d("query_expansion")
-    context_tokens: int | None = _d("context_tokens")
-    # the web as the source
-    web_search: bool = _d("web_search")
-    searxng_url: str | None = _d("searxng_url")
-    web_results: int = _d("web_results")
-    web_budget_s: float = _d("web_budget_s")
-    web_query_enhancement: bool = _d("web_query_enhancement")
+
+class _ConfigBase:
+    """The behaviour of :class:`PipelineConfig`; its fields are generated from the declarations."""
 
     def __post_init__(self) -> None:
         owner = f"config {self.name!r:.60}" if isinstance(self.name, str) else "config"
@@ -155,3 +115,18 @@ class PipelineConfig:
     def subset_key(self, names: tuple[str, ...]) -> str:
         """sha256 of the values of ``names`` only: what a cache of something built from them keys on."""
         return config_key({n: getattr(self, n) for n in names})
+
+
+#: one frozen dataclass with a field per declared option, in declaration order (labels first): a
+#: component that declares a new field needs no line here
+PipelineConfig = make_dataclass(
+    "PipelineConfig",
+    [(name, _TYPES[o.kind], _d(name)) for name, o in FIELDS.items()],
+    bases=(_ConfigBase,),
+    frozen=True,
+)
+PipelineConfig.__module__ = __name__
+PipelineConfig.__doc__ = (
+    "Chunking, retrieval, generation and the optional stages of one pipeline: one field per declared "
+    "option (``ragkit.pipeline.fields.FIELDS``; ``python -m ragkit ask --help`` lists them)."
+)

@@ -45,6 +45,7 @@ def _component_options(components: list[Component]) -> tuple[Option, ...]:
 
 #: field groups, by what they decide (see the module docstring)
 GROUPS: dict[str, tuple[Option, ...]] = {
+    "labels": LABELS,
     "index": (*chunkers.OPTIONS, *embeddings.OPTIONS),
     "retrieval": (
         *RETRIEVER_OPTIONS,
@@ -53,7 +54,6 @@ GROUPS: dict[str, tuple[Option, ...]] = {
     ),
     "generation": (*LLM_OPTIONS, *_component_options(LLMS.components())),
     "pipeline": (*PIPELINE, *confidence.OPTIONS, *prompts.OPTIONS, *stages.OPTIONS, *web.OPTIONS),
-    "labels": LABELS,
 }
 
 

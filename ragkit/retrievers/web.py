@@ -1,12 +1,12 @@
 """Web search as a retrieval source: SearXNG → fetch pages → extract → chunk → a per-question index.
 
 With ``web_search`` on, a question is sent to a SearXNG instance (its JSON API:
-``GET /search?q=…&format=json``; the instance URL from the config's ``searxng_url`` or ``SEARXNG_URL``, none
-by default). The top
-``web_results`` results are fetched in parallel within a total time budget (``web_budget_s``) and
-extracted to Markdown (:mod:`ragkit.sources`); the pages are chunked with the config's own chunker into a
-temporary in-memory index, and the config's normal retriever (and reranker) runs over it. Optionally the
-LLM first writes 3 search queries (``web_query_enhancement``, parsed from JSON) whose results are merged.
+``GET /search?q=…&format=json``; the instance URL from the config's ``searxng_url`` or ``SEARXNG_URL``,
+none by default). The top ``web_results`` results are fetched in parallel within a total time budget
+(``web_budget_s``) and extracted to Markdown (:mod:`ragkit.ingestion.fetch`, :mod:`ragkit.ingestion.html`);
+the pages are chunked with the config's own chunker into a temporary in-memory index, and the config's
+normal retriever (and reranker) runs over it. Optionally the LLM first writes 3 search queries
+(``web_query_enhancement``, parsed from JSON) whose results are merged.
 
 Search results are cached by (instance, query, count) and pages by URL, on disk: a comparison or an
 evaluation replays exactly the same pages. Answers cite the pages by URL.

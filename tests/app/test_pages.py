@@ -88,7 +88,10 @@ def test_failed_upload_is_reported_and_page_keeps_working(app, evaldata):
     [
         ({"cfgA_llm": "groq"}, "no Groq API key"),
         ({"cfgA_llm": "ollama", "cfgA_ollama_host": "http://127.0.0.1:9"}, "Ollama server not reachable at"),
-        ({"cfgA_rerank": True, "cfgA_rerank_model": "/nonexistent/cross-encoder"}, "cannot load cross-encoder"),
+        (
+            {"cfgA_rerank": True, "cfgA_rerank_model": "/nonexistent/cross-encoder"},
+            "cannot load cross-encoder",
+        ),
     ],
 )
 def test_ask_errors_are_messages_not_tracebacks(app, monkeypatch, setup, message):
@@ -250,3 +253,25 @@ def test_a_collection_created_with_its_vectors_in_embedded_qdrant_answers(app, e
     assert "Sholes" in texts(app.chat_message[1].markdown)
     indexes = list((c.path / "indexes").iterdir())
     assert indexes and all((p / "qdrant").is_dir() and not list(p.glob("vectors-*.npy")) for p in indexes)
+
+
+def test_sidebar_engine_and_dense_index_reach_ask_and_compare(app):
+    """Round-3 regression: the sidebar's BM25 engine and dense search were left out of the cached
+    retriever's key, so Ask and Compare always ran the defaults while the answer reported the choice."""
+    app.run()
+    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.sidebar.selectbox(key="cfgA_bm25_engine").set_value("rank_bm25").run()
+    app.sidebar.selectbox(key="cfgA_dense_index").set_value("hnsw").run()
+    assert app.session_state["configs"]["A"].bm25_engine == "rank_bm25"
+    app.chat_input[0].set_value(QUESTION).run()
+    assert not app.exception, app.exception
+    searched = texts(app.chat_message[1].caption)
+    assert "bm25[language=english, engine=rank_bm25]" in searched and "dense[index=hnsw]" in searched
+    # B keeps the defaults; Compare runs each with its own
+    app.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    app.text_input[0].set_value(QUESTION)
+    app.button[0].click().run()
+    assert not app.exception, app.exception
+    captions = texts(app.caption)
+    assert "engine=rank_bm25" in captions and "dense[index=hnsw]" in captions  # A
+    assert "bm25[language=english, engine=bm25s]" in captions  # B (bm25 alone)

@@ -1,4 +1,4 @@
-"""Question-set parsing, UI labels (pooling, persistence, cross-chunker judging), the LLM-judge parser,
+"""Question-set parsing, UI labels (pooling, persistence, cross-chunker judging),
 and the pure report functions (Pareto front, intent slices, warnings, CSV)."""
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from ragkit.evaluation.evidence import (
     locate_quote,
     merge_passages,
 )
-from ragkit.evaluation.judge import parse_judgement
 from ragkit.evaluation.labels import LabelSet, pool_candidates, question_id
 from ragkit.evaluation.metrics import max_by_document, per_query_metrics
 from ragkit.evaluation.report import (
@@ -233,25 +232,6 @@ def test_quotes_are_located_whitespace_and_case_insensitively():
     page, start, end = spans[0]
     assert src == "a.pdf" and page == 2 and doc.pages[1].text[start:end] == "TYPEWRITER was\npatented"
     assert locate_quote("not there at all", [doc]) == []
-
-
-# ------------------------------------------------------------------ judge replies
-
-
-@pytest.mark.parametrize(
-    "reply, expected",
-    [
-        ('{"faithfulness": 5, "relevance": 3}', (1.0, 0.5)),
-        ('Sure! ```json\n{"faithfulness": 1, "relevance": 5}\n```', (0.0, 1.0)),
-        ('{"note": 1} then {"faithfulness": "4", "relevance": 4}', (0.75, 0.75)),
-        ("I think it is faithful.", None),
-        ('{"faithfulness": 9, "relevance": 3}', None),
-        ('{"faithfulness": 4}', None),
-        ("{not json}", None),
-    ],
-)
-def test_parse_judgement(reply, expected):
-    assert parse_judgement(reply) == expected
 
 
 # ------------------------------------------------------------------ report functions

@@ -89,7 +89,7 @@ class BaseChunker:
         return MAX_CHUNK_CHARS
 
     def split(self, document: Document) -> list[Chunk]:
-        if document.kind == "qa":  # question-answer pairs have their own units (see ragkit.qa)
+        if document.kind == "qa":  # question-answer pairs have their own units (see ragkit.ingestion.qa)
             from ragkit.ingestion.qa import qa_chunks
 
             return qa_chunks(document, self.key())
