@@ -285,3 +285,25 @@ def test_spec_round_trip():
     again = chunker_from_spec(c.spec())
     assert again.spec() == c.spec() and again.key() == c.key()
     assert re.fullmatch(r"[0-9a-f]{8}", c.key())
+
+
+def test_code_blocks_are_kept_whole_as_their_own_chunks():
+    md = (
+        "# Reading files\n\nHow do I read a whole file in Python?\n\n```python\nwith open(p) as f:\n\n"
+        "    text = f.read()\n```\n\nShort note.\n\n"
+        "<pre><code>cat notes.txt\n\nhead -n 5 notes.txt</code></pre>\n"
+    )
+    chunks = MarkdownChunker(min_chars=200, separate_code=True).split(make_doc(md))
+    code = [c.text for c in chunks if "open(p)" in c.text or "cat notes" in c.text]
+    assert code == ["```python\nwith open(p) as f:\n\n    text = f.read()\n```",
+                    "<pre><code>cat notes.txt\n\nhead -n 5 notes.txt</code></pre>"]  # fmt: skip
+    merged = MarkdownChunker(min_chars=200).split(make_doc(md))
+    assert len(merged) < len(chunks)  # without the option, short code merges with prose
+    assert MarkdownChunker().spec() == {"name": "markdown", "config": {"min_chars": 100, "max_chars": 2000}}
+
+
+def test_markdown_windows_overlap_when_asked():
+    text = "# T\n\n" + " ".join(f"w{i}" for i in range(400))
+    chunks = MarkdownChunker(max_chars=300, overlap=60).split(make_doc(text))
+    assert len(chunks) > 2
+    assert chunks[1].text.split()[0] in chunks[0].text  # the second window starts inside the first

@@ -257,3 +257,112 @@ def test_cli_ingest_json_report_and_exit_code(tmp_path):
     # usage errors
     proc = run_ragkit("ingest", "--index", str(tmp_path / "i"), "--window", "3", str(good))
     assert proc.returncode == 1 and "--window needs --chunker" in proc.stderr
+
+
+INGEST_SCRIPT = textwrap.dedent(
+    """
+    import json, sys, time
+    sys.path.insert(0, {root!r})
+    from tests.conftest import FakeEmbedder
+    from ragkit.index.ingest import ingest_paths, open_or_create
+
+    class Slow(FakeEmbedder):
+        def embed(self, texts, progress=None):
+            time.sleep({sleep})  # both writers are mid-ingest at once
+            return super().embed(texts, progress)
+
+    emb = Slow()
+    store, chunker = open_or_create({index!r}, emb, None)
+    report = ingest_paths(store, {files!r}, chunker, emb, {max_mb}, follow_symlinks={follow})
+    print(json.dumps(report.to_dict()))
+    """
+)
+
+
+def run_ingest(index: Path, files: list[Path], sleep: float = 0.0, max_mb: float = 50, follow=False):
+    script = INGEST_SCRIPT.format(
+        root=str(ROOT),
+        index=str(index),
+        files=[str(f) for f in files],
+        sleep=sleep,
+        max_mb=max_mb,
+        follow=follow,
+    )
+    return subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def finish(proc: subprocess.Popen, timeout: float = 120) -> dict:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err[-3000:]
+    return json.loads(out)
+
+
+READER_WRITER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {root!r})
+    from pathlib import Path
+    from tests.conftest import FakeEmbedder
+    from ragkit.index.ingest import ingest_paths, open_or_create
+    emb = FakeEmbedder()
+    for i in range(25):
+        p = Path({folder!r}) / f"doc{{i}}.txt"
+        p.write_text(f"document number {{i}} " * 400)
+        store, chunker = open_or_create({index!r}, emb, None)
+        ingest_paths(store, [p], chunker, emb)
+    """
+)
+
+
+@pytest.mark.parametrize("trial", range(3))
+def test_two_processes_ingesting_into_one_index_keep_both_sets(tmp_path, trial):
+    index = tmp_path / "idx"
+    left = [write(tmp_path, f"left{i}.txt", f"Left document {i}. " * 40) for i in range(3)]
+    right = [write(tmp_path, f"right{i}.txt", f"Right document {i}. " * 40) for i in range(3)]
+    a, b = run_ingest(index, left, sleep=0.4), run_ingest(index, right, sleep=0.4)
+    ra, rb = finish(a), finish(b)
+    assert [f["action"] for f in ra["files"]] == ["added"] * 3
+    assert [f["action"] for f in rb["files"]] == ["added"] * 3
+    store = IndexStore.open(index)
+    assert sorted(d.source for d in store.documents.values()) == sorted(p.name for p in left + right)
+    assert len(store.chunks) == sum(f["chunks"] for f in ra["files"] + rb["files"])
+
+
+def test_remove_bases_itself_on_what_another_writer_saved(tmp_path):
+    index = tmp_path / "idx"
+    emb = FakeEmbedder()
+    store, chunker = open_or_create(index, emb, None)
+    ingest_paths(store, [write(tmp_path, "a.txt", "alpha " * 50)], chunker, emb)
+    stale = IndexStore.open(index)  # opened before the other writer adds b.txt
+    finish(run_ingest(index, [write(tmp_path, "b.txt", "beta " * 50)]))
+    with stale.lock():
+        stale.reload()
+        assert stale.remove("a.txt")
+        stale.save()
+    assert [d.source for d in IndexStore.open(index).documents.values()] == ["b.txt"]
+
+
+def test_a_reader_opening_in_a_loop_during_25_saves_never_fails(tmp_path):
+    index = tmp_path / "idx"
+    emb = FakeEmbedder()
+    store, chunker = open_or_create(index, emb, None)
+    ingest_paths(store, [write(tmp_path, "seed.txt", "seed text " * 100)], chunker, emb)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    script = READER_WRITER.format(root=str(ROOT), folder=str(folder), index=str(index))
+    writer = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.PIPE, text=True)
+    opens, failures, generations = 0, [], set()
+    while writer.poll() is None:
+        try:
+            s = IndexStore.open(index)
+            opens += 1
+            generations.add(s.generation)
+            assert len(s.chunks) == len(s.vectors)
+        except Exception as e:  # any failure to open is what this test counts
+            failures.append(repr(e))
+    assert writer.returncode == 0, writer.stderr.read()[-2000:]
+    assert failures == []
+    assert opens > 25 and len(generations) > 5  # the reader really overlapped many saves
+    assert len(IndexStore.open(index).documents) == 26

@@ -1,12 +1,11 @@
-"""Scale options: the HNSW dense index (recall against exact, exact cosines, ``auto``'s threshold),
-refreshed after in-memory changes; ``auto`` embedding precision; no mixing of precisions in one index."""
+"""Unit tests of :mod:`ragkit.retrievers.dense`."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from ragkit.core.errors import ConfigError, IndexStoreError
+from ragkit.core.errors import ConfigError
 from ragkit.core.types import Chunk, Document, Page, Span
 from ragkit.index.store import IndexStore
 from ragkit.retrievers import dense as dense_mod
@@ -80,36 +79,3 @@ def test_auto_switches_at_the_documented_size_and_an_in_memory_add_is_seen(tmp_p
     assert auto.search("new", 1)[0].chunk_id == "e0"
     with pytest.raises(ConfigError, match="dense index must be one of flat, hnsw, auto"):
         DenseRetriever(store, VecEmbedder(q), index="ivf")
-
-
-def test_hnsw_options_in_the_config():
-    from ragkit.pipeline.config import PipelineConfig
-
-    c = PipelineConfig(dense_index="hnsw", hnsw_m=16, hnsw_ef_search=128)
-    assert PipelineConfig.from_json(c.to_json()) == c and c.cache_key() != PipelineConfig().cache_key()
-    with pytest.raises(ConfigError, match="dense_index must be one of"):
-        PipelineConfig(dense_index="ivf")
-    with pytest.raises(ConfigError, match="hnsw_m"):
-        PipelineConfig(hnsw_m=1)
-
-
-def test_auto_precision_follows_the_cpu(monkeypatch):
-    from ragkit.index import embeddings
-
-    monkeypatch.setattr(embeddings, "native_bf16", lambda: True)
-    assert embeddings.Embedder(dtype="auto").dtype == "bfloat16"
-    monkeypatch.setattr(embeddings, "native_bf16", lambda: False)
-    assert embeddings.Embedder(dtype="auto").dtype == "float32"
-    assert embeddings.Embedder(dtype="bfloat16").dtype == "bfloat16"  # an explicit choice stands
-    with pytest.raises(ConfigError, match="embedding dtype must be one of"):
-        embeddings.Embedder(dtype="int8")
-
-
-def test_an_index_never_mixes_precisions(tmp_path, fake_embedder):
-    from ragkit.index.ingest import open_or_create
-
-    store, _ = open_or_create(tmp_path / "idx", fake_embedder)
-    store.save()
-    fake_embedder.dtype = "bfloat16"
-    with pytest.raises(IndexStoreError, match=r"holds float32 vectors, not bfloat16: .*--dtype float32"):
-        open_or_create(tmp_path / "idx", fake_embedder)

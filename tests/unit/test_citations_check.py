@@ -1,0 +1,87 @@
+"""Unit tests of :mod:`ragkit.evaluation.citations_check`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ragkit.evaluation.citations_check import cited_sentences
+
+
+@pytest.fixture(scope="module")
+def sources():
+    return [
+        "The Eiffel Tower was completed in 1889. It is 330 metres tall and stands in Paris.",
+        "Mount Everest is the highest mountain above sea level, at 8,849 metres, in the Himalayas.",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("style", "text", "expected"),
+    [
+        (
+            "numbered",
+            "Paris is the capital of France [1]. It lies on the Seine. [2] Yes.",
+            [("Paris is the capital of France.", [1]), ("It lies on the Seine.", [2]), ("Yes.", [])],
+        ),
+        ("numbered", "Both hold [1, 3].", [("Both hold.", [1, 3])]),
+        (
+            "context-i",
+            "As Context 2 says, tides follow the moon.",
+            [("As says, tides follow the moon.", [2])],
+        ),
+        ("xml", 'The moon pulls the sea <source id="1"/>.', [("The moon pulls the sea.", [1])]),
+    ],
+)
+def test_cited_sentences_in_every_prompt_style(style, text, expected):
+    got = cited_sentences(text, 5, style)
+    assert [(" ".join(s.replace(" .", ".").split()), c) for s, c in got] == expected
+
+
+def test_citation_check_flags_a_citation_that_does_not_support_its_sentence(sources, embedder):
+    from ragkit.evaluation.citations_check import check_citations
+
+    good = check_citations("The Eiffel Tower was completed in 1889 [1].", sources, embedder)
+    assert good.precision == 1.0 and good.recall == 1.0 and good.unsupported == []
+    wrong = check_citations("The Eiffel Tower was completed in 1889 [2].", sources, embedder)
+    s = wrong.sentences[0]
+    assert wrong.precision == 0.0 and wrong.unsupported == [2] and s.supportable  # [1] would have done
+    assert wrong.recall == 0.0  # a supportable sentence without a supporting citation
+    mixed = check_citations(
+        "The Eiffel Tower is 330 metres tall [1]. Everest is 8,849 metres high [1].", sources, embedder
+    )
+    assert mixed.precision == pytest.approx(0.5) and mixed.unsupported == [1]
+    assert [x.supported_by for x in mixed.sentences] == [[1], []]
+    uncited = check_citations("The Eiffel Tower was completed in 1889.", sources, embedder)
+    assert uncited.precision is None and uncited.recall == 0.0  # supportable but cites nothing
+
+
+def test_citation_check_with_a_decider_replaces_the_offline_decision(sources, embedder):
+    from ragkit.evaluation.citations_check import check_citations
+
+    never = check_citations(
+        "The Eiffel Tower was completed in 1889 [1].", sources, embedder, lambda s, c: False
+    )
+    assert never.method == "llm" and never.precision == 0.0 and never.unsupported == [1]
+
+
+def test_unsupported_citations_are_marked_where_they_occur(sources, embedder):
+    from ragkit.app.presentation import answer_html, renumbered_refs
+    from ragkit.evaluation.citations_check import (
+        CitationCheck,
+        check_citations,
+        unsupported_markers,
+    )
+
+    text = "The Eiffel Tower was completed in 1889 [2]. Everest is 8,849 metres high [2]."
+    check = check_citations(text, sources, embedder)
+    flags = unsupported_markers(text, check)
+    assert flags == [[2], []]  # the same source: wrong for the first sentence, right for the second
+    html, mapping = answer_html(text, 2, "k", unsupported=flags)
+    assert mapping == {2: 1}  # renumbered in the order cited
+    assert html.count('class="rk-ref rk-bad"') == 1 and html.index("rk-bad") < html.index("Everest")
+    assert renumbered_refs(check.summary(), mapping).endswith("[1] cited without support.")
+    assert "1 of 2 citations support their sentence" in check.summary()
+    back = CitationCheck.from_dict(json.loads(json.dumps(check.to_dict())))
+    assert unsupported_markers(text, back) == flags and back.precision == check.precision

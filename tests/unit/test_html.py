@@ -1,0 +1,32 @@
+"""Unit tests of :mod:`ragkit.ingestion.html`."""
+
+from __future__ import annotations
+
+from ragkit.ingestion.parse import load_document
+from tests.web_servers import FIXTURES
+
+
+def test_html_main_content_is_kept_and_boilerplate_dropped():
+    doc = load_document(FIXTURES / "article.html")
+    text = doc.text
+    assert doc.kind == "html" and doc.meta["title"] == "Reading files with pathlib"
+    kept = ["# Reading files with pathlib", "## Reading bytes", 'read_text(encoding="utf-8")']
+    kept += ["| read_bytes() | bytes | binary files |", "- Use `read_text()` for configuration files"]
+    for k in kept:
+        assert k in text, k
+    for dropped in (
+        "cookies",
+        "Sign in",
+        "Advertisement",
+        "All rights reserved",
+        "Related articles",
+        "Tutorials",
+    ):
+        assert dropped not in text, dropped
+    raw = (FIXTURES / "article.html").read_bytes()
+    assert len(text) < 0.45 * len(raw)  # most of the page was furniture
+
+
+def test_a_page_whose_charset_is_declared_in_html_is_decoded_by_it():
+    doc = load_document(FIXTURES / "latin1.html")
+    assert "bibliothèque municipale est ouverte du mardi au samedi" in doc.text and "café crème" in doc.text

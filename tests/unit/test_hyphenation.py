@@ -1,0 +1,15 @@
+"""Unit tests of :mod:`ragkit.ingestion.hyphenation`."""
+
+from __future__ import annotations
+
+from ragkit.ingestion.hyphenation import _Hyphenation
+
+
+def test_line_end_hyphens_are_rejoined_only_where_the_word_is_plausible():
+    h = _Hyphenation(["The text was classified. Papers were cleaned."])
+    assert h.join_lines("aggressively-\ncleaned text") == "aggressively-cleaned text"  # two words: a compound
+    assert h.join_lines("classi-\nfied by hand") == "classified by hand"  # seen in the document
+    assert h.join_lines("classi-\nfication of papers") == "classification of papers"  # a known word
+    assert h.join_lines("GROBID-\nparsed output") == "GROBID-parsed output"  # after an acronym
+    seen = _Hyphenation(["a well-known fact"])
+    assert seen.join_lines("well-\nknown") == "well-known"  # the hyphenated form occurs elsewhere

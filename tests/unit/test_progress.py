@@ -1,0 +1,30 @@
+"""Unit tests of :mod:`ragkit.core.progress`."""
+
+from __future__ import annotations
+
+import io
+
+from ragkit.core.progress import CliProgress, StageClock, format_duration
+
+
+def test_progress_lines_carry_rate_and_eta():
+    clock = StageClock()
+    assert clock.line("embed", 0, 400, now=100.0) == "embed: 0/400 chunks"
+    assert clock.line("embed", 100, 400, now=104.0) == "embed: 100/400 chunks · 25.0/s · ETA 12 s"
+    assert clock.line("page a.pdf", 3, 15, now=104.0) == "page a.pdf: 3/15 pages"
+    assert format_duration(552) == "9 min 12 s" and format_duration(7380) == "2 h 3 min"
+
+
+def test_cli_progress_prints_lines_when_stderr_is_not_a_terminal():
+    out = io.StringIO()  # what a redirected stderr is
+    p = CliProgress(stream=out, interval=0.0)
+    for done in (0, 50, 100):
+        p("query", done, 100)
+    lines = out.getvalue().splitlines()
+    assert lines[0] == "query: 0/100" and lines[-1].startswith("query: 100/100")
+    quiet = io.StringIO()
+    slow = CliProgress(stream=quiet, interval=3600)
+    for done in range(1, 100):
+        slow("embed", done, 100)
+    slow("embed", 100, 100)
+    assert len(quiet.getvalue().splitlines()) == 2  # the first event, then the end of the stage

@@ -1,0 +1,73 @@
+"""Unit tests of :mod:`ragkit.app.workspace`."""
+
+from __future__ import annotations
+
+import threading
+
+from ragkit.app.workspace import Workspace, chat_markdown, last_collection, remember_collection
+from ragkit.core.types import Chunk, Hit, Span
+from ragkit.pipeline.answer import Answer
+from ragkit.pipeline.config import PipelineConfig
+
+
+def _answer(text: str = "Sholes patented it in 1868 [1].") -> Answer:
+    chunk = Chunk("d-k-00001", "d", "a.pdf", 1, "Sholes patented the typewriter in 1868.", (Span(2, 10, 49),))
+    hit = Hit(chunk, 1, 0.03, "rrf", {"rrf": 0.03, "bm25": 4.2}, {"rrf": 1, "bm25": 2}, cosine=0.61)
+    from ragkit.pipeline.answer import Citation
+    from ragkit.pipeline.confidence import retrieval_confidence
+
+    return Answer(
+        "Who?", "Who?", text, False, None, [Citation(1, chunk.chunk_id, "a.pdf", 2)], [], False, [hit],
+        retrieval_confidence([hit]), "extractive", "m", "rag", "abc", timings_ms={"total": 12.5},
+    )  # fmt: skip
+
+
+def test_workspace_keeps_configs_chats_and_comparisons(tmp_path):
+    ws = Workspace(tmp_path)
+    cfgs = {
+        "A": PipelineConfig(name="A", retriever="dense", top_k=4),
+        "B": PipelineConfig(name="B", chunker="sentence"),
+    }
+    ws.save_configs(cfgs)
+    chat = ws.current_chat()
+    ws.append_turn(chat["id"], {"question": "Who?", "answer": _answer().to_dict()})
+    ws.set_value("batch", {"rows": [{"question": "Who?", "better": "A"}]})
+    again = Workspace(tmp_path)  # what a reload reads
+    assert again.configs() == cfgs
+    cur = again.current_chat()
+    assert cur["id"] == chat["id"] and cur["title"] == "Who?" and len(cur["turns"]) == 1
+    assert again.get("batch")["rows"][0]["better"] == "A"
+    fresh = again.start_chat()
+    assert again.current_chat()["id"] == fresh["id"] and len(again.chats()) == 2
+    assert "## Who?" in chat_markdown(cur) and "[1] a.pdf, page 2" in chat_markdown(cur)
+    assert "groq" not in (tmp_path / "workspace.json").read_text().lower()
+
+
+def test_two_writers_of_one_workspace_lose_no_turn(tmp_path):
+    ws = Workspace(tmp_path)
+    chat = ws.current_chat()
+
+    def write(tag: str) -> None:
+        for i in range(20):
+            Workspace(tmp_path).append_turn(chat["id"], {"question": f"{tag}{i}", "answer": None})
+
+    threads = [threading.Thread(target=write, args=(t,)) for t in "xy"]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    questions = {t["question"] for t in Workspace(tmp_path).current_chat()["turns"]}
+    assert questions == {f"{t}{i}" for t in "xy" for i in range(20)}
+
+
+def test_an_unreadable_workspace_is_set_aside_not_a_crash(tmp_path):
+    (tmp_path / "workspace.json").write_text("{half a file")
+    data = Workspace(tmp_path).load()
+    assert "unreadable" in data["notice"] and list(tmp_path.glob("workspace.json.unreadable-*"))
+    assert Workspace(tmp_path).configs() == {}
+
+
+def test_the_last_collection_is_remembered(tmp_path):
+    assert last_collection(tmp_path) is None
+    remember_collection(tmp_path, "papers")
+    assert last_collection(tmp_path) == "papers"
