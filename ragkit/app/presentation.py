@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ragkit.app.compare import HitComparison
-from ragkit.core.types import STAGES, Chunk, Hit
+from ragkit.core.types import RANKING_STAGES, Chunk, Hit
 from ragkit.index.reports import IngestReport
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.reading import page_ranges
@@ -30,7 +30,7 @@ def hit_rows(hits: Sequence[Hit], comparison: HitComparison | None = None, side:
             "page": h.chunk.page,
             "text": " ".join(h.chunk.text.split())[:300],  # early: readable without scrolling sideways
         }
-        for s in STAGES:
+        for s in RANKING_STAGES:
             row[f"{s} score"] = round(h.scores[s], 4) if s in h.scores else None
             row[f"{s} rank"] = h.ranks.get(s)
         row["cosine"] = round(h.cosine, 4) if h.cosine is not None else None

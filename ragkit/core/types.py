@@ -141,7 +141,9 @@ class Chunk:
         )
 
 
-STAGES = ("dense", "bm25", "rrf", "rerank")
+#: the rankings a hit can go through, in order (a Hit keeps its score and rank in each); not to be
+#: confused with the pipeline's optional stages (ragkit.pipeline.stages) or a progress stage
+RANKING_STAGES = ("dense", "bm25", "rrf", "rerank")
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,7 @@ class Hit:
 
     def movement(self) -> str:
         """How the chunk moved through the stages, e.g. ``"bm25 #7 -> rrf #2 -> rerank #1"``."""
-        return " -> ".join(f"{s} #{self.ranks[s]}" for s in STAGES if s in self.ranks)
+        return " -> ".join(f"{s} #{self.ranks[s]}" for s in RANKING_STAGES if s in self.ranks)
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.pipeline.calibration`."""
+"""Unit tests of :mod:`ragkit.evaluation.calibration` (fitting) and :mod:`ragkit.pipeline.calibration`."""
 
 from __future__ import annotations
 
