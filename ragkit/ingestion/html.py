@@ -46,6 +46,12 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     # tables are plain Markdown and identifiers stay one word for BM25
     lines = (line.rstrip() for line in text.replace("\r\n", "\n").replace("\\_", "_").splitlines())
     text = "\n".join(lines).strip() + "\n"
+    published = _published(meta.date if meta is not None else None)
+    if published:
+        # the byline is boilerplate to the extractor, but "when was it published?" is a real question:
+        # the page's date (from its metadata) is kept as the first line of the text
+        info["published"] = meta.date
+        text = f"Published on {published}.\n\n{text}"
     return Document(
         sha256_bytes(data)[:16],
         name,
@@ -55,3 +61,14 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         tuple(warnings),
         meta=info,
     )
+
+
+def _published(iso: str | None) -> str:
+    """``2024-09-12`` -> ``12 September 2024`` (empty when there is no valid date)."""
+    import datetime as dt
+
+    try:
+        day = dt.date.fromisoformat((iso or "")[:10])
+    except ValueError:
+        return ""
+    return f"{day.day} {day.strftime('%B')} {day.year}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -78,3 +79,15 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> str:
         if i != -1:
             cut = min(cut, i)
     return text[:cut]
+
+
+#: a word joiner: invisible, and it keeps a document's "[1]" from being read as a citation
+WORD_JOINER = "\u2060"
+_DOC_MARKER = re.compile(r"\[(?=\s*\d)")
+
+
+def documents_own_markers(text: str) -> str:
+    """``text`` with its own bracketed numbers ("RFC 4180 [1]", "InfoXLM [4]") kept as text: a word joiner
+    after the bracket, so they look the same but are never parsed, linked or renumbered as ragkit's
+    citations (in what a backend reads, in quotes, on screen)."""
+    return _DOC_MARKER.sub("[" + WORD_JOINER, text) if "[" in text else text

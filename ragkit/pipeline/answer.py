@@ -8,6 +8,7 @@ from typing import Any
 
 from ragkit.core.types import Hit
 from ragkit.llms.base import GenerationRequest
+from ragkit.pipeline.answerability import Answerability
 from ragkit.pipeline.confidence import Confidence
 
 
@@ -53,6 +54,8 @@ class Answer:
     #: the optional stages' record: grades, rewrite and retry, alternative queries, context budget
     trace: dict[str, Any] = field(default_factory=dict)
     prompt_style: str = "numbered"
+    #: does the evidence hold the answer (the reader's measure, or a model's "I don't know"), or None
+    answerability: Answerability | None = None
 
     @property
     def latency_ms(self) -> float:
@@ -80,6 +83,7 @@ class Answer:
             "cached_stages": list(self.cached_stages),
             "trace": self.trace,
             "prompt_style": self.prompt_style,
+            "answerability": self.answerability.to_dict() if self.answerability else None,
         }
 
     @classmethod
@@ -107,6 +111,7 @@ class Answer:
             cached_stages=list(d.get("cached_stages", [])),
             trace=dict(d.get("trace") or {}),
             prompt_style=d.get("prompt_style", "numbered"),
+            answerability=Answerability.from_dict(d["answerability"]) if d.get("answerability") else None,
         )
 
 
@@ -125,3 +130,6 @@ class Prepared:
     started: float
     cached_stages: list[str] = field(default_factory=list)
     trace: dict[str, Any] = field(default_factory=dict)
+    #: the retrieval gauge's reason to abstain, when the reader still runs (its answerability decides)
+    gate: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # what the backend reported with its text

@@ -15,7 +15,7 @@ from ragkit.index import embeddings
 from ragkit.ingestion import chunkers
 from ragkit.llms import LLMS
 from ragkit.llms import OPTIONS as LLM_OPTIONS
-from ragkit.pipeline import confidence, prompts, stages
+from ragkit.pipeline import answerability, confidence, prompts, stages
 from ragkit.retrievers import OPTIONS as RETRIEVER_OPTIONS
 from ragkit.retrievers import RETRIEVERS, web
 from ragkit.retrievers.rerank import CrossEncoderReranker
@@ -53,7 +53,14 @@ GROUPS: dict[str, tuple[Option, ...]] = {
         *CrossEncoderReranker.component.options,
     ),
     "generation": (*LLM_OPTIONS, *_component_options(LLMS.components())),
-    "pipeline": (*PIPELINE, *confidence.OPTIONS, *prompts.OPTIONS, *stages.OPTIONS, *web.OPTIONS),
+    "pipeline": (
+        *PIPELINE,
+        *confidence.OPTIONS,
+        *answerability.OPTIONS,
+        *prompts.OPTIONS,
+        *stages.OPTIONS,
+        *web.OPTIONS,
+    ),
 }
 
 

@@ -17,6 +17,7 @@ from ragkit.core.types import Hit, Message
 from ragkit.index.store import IndexStore
 from ragkit.llms import capabilities, llm_from_config
 from ragkit.llms.base import LLM, GenerationRequest
+from ragkit.pipeline import answerability
 from ragkit.pipeline.answer import Answer, Citation, Prepared
 from ragkit.pipeline.citations import parse_citations
 from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
@@ -35,6 +36,7 @@ from ragkit.pipeline.prompts import (
     source_url,
     templates_for,
 )
+from ragkit.pipeline.web import web_retriever
 from ragkit.retrievers import describe, retriever_from_config
 from ragkit.retrievers.base import warm_up
 
@@ -71,6 +73,9 @@ class RagPipeline:
         )
         self.llm = llm or llm_from_config(config, embedder=embedder, store=store, api_key=api_key)
         self.capabilities = capabilities(self.llm)
+        #: the backend says how well its evidence answers (the extractive reader): it may still run when
+        #: the retrieval gauge is low, and its answerability decides
+        self.measures_answerability = bool(self.capabilities.extras.get("answerability"))
         self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
         self.calibration = None
@@ -167,13 +172,16 @@ class RagPipeline:
         confidence = retrieval_confidence(hits, self.confidence_config)
         if self.calibration is not None:
             confidence = apply_calibration(confidence, self.calibration, self.confidence_config)
+        gate = None
         if confidence.abstain:
             reason = confidence.reason
             if not hits and "grades" in trace:
                 reason = "no retrieved chunk was graded relevant, even after rewriting the query once"
-            return Prepared(
-                question, query, hits, confidence, None, reason, "rag", timings, started, cached, trace
-            )
+            if not (hits and self.measures_answerability):
+                return Prepared(
+                    question, query, hits, confidence, None, reason, "rag", timings, started, cached, trace
+                )
+            gate = reason  # a reader is cheap: let its answerability decide (see pipeline.answerability)
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
         # while chat backends read the original question (and the history) from the messages.
         request = GenerationRequest(
@@ -186,7 +194,7 @@ class RagPipeline:
             self._stop(),
         )
         return Prepared(
-            question, query, hits, confidence, request, None, "rag", timings, started, cached, trace
+            question, query, hits, confidence, request, None, "rag", timings, started, cached, trace, gate
         )
 
     def retrieve(self, query: str, timings: dict[str, float], trace: dict[str, Any]) -> list[Hit]:
@@ -260,7 +268,7 @@ class RagPipeline:
         self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any] | None = None
     ) -> list[Hit]:
         retriever = (
-            self._web_retriever(queries, timings, trace if trace is not None else {})
+            web_retriever(self, queries, timings, trace if trace is not None else {})
             if self.config.web_search
             else self.retriever
         )
@@ -276,47 +284,6 @@ class RagPipeline:
         timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
         return fused
 
-    def _web_retriever(self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any]) -> Any:
-        """The config's retriever over a per-question index of the web pages the queries find."""
-        from ragkit.ingestion.chunkers import make_chunker
-        from ragkit.ingestion.fetch import PageCache
-        from ragkit.pipeline.stages import expand_queries
-        from ragkit.retrievers import web as websearch
-
-        cfg = self.config
-        cache = PageCache()
-        search_queries = list(queries)
-        if cfg.web_query_enhancement and self.capabilities.generative:
-            t = time.perf_counter()
-            more, parsed = expand_queries(self.llm, queries[0], 3)
-            timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
-            search_queries += more
-            trace["web_queries"] = {"queries": more, "parsed": parsed}
-        client = websearch.SearxngClient(websearch.searxng_url(cfg.searxng_url), cache=cache)
-        t = time.perf_counter()
-        results: list[Any] = []
-        seen: set[str] = set()
-        for q in search_queries:
-            for r in client.search(q, cfg.web_results):
-                if r.url not in seen and len(results) < cfg.web_results * len(search_queries):
-                    seen.add(r.url)
-                    results.append(r)
-        timings["web_search"] = timings.get("web_search", 0.0) + (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        docs, errors = websearch.fetch_pages(results, cfg.web_budget_s, cache)
-        timings["fetch"] = timings.get("fetch", 0.0) + (time.perf_counter() - t) * 1000
-        t = time.perf_counter()
-        chunker = make_chunker(cfg.chunker, **cfg.chunker_params)
-        store = websearch.web_store(docs, chunker, self.embedder)
-        timings["index_web"] = timings.get("index_web", 0.0) + (time.perf_counter() - t) * 1000
-        trace.setdefault("web", []).append(
-            {"results": [r.to_dict() for r in results], "fetched": [d.source for d in docs], "errors": errors}
-        )
-        if not self.capabilities.generative:
-            self.llm.store = store  # complete sentences from the fetched pages, not the collection
-        reranker = getattr(self.retriever, "reranker", None)
-        return retriever_from_config(cfg, store, self.embedder, reranker)
-
     def _stop(self) -> tuple[str, ...]:
         # base models continue the transcript; chat models end their turn by themselves
         return self.templates.completion_stop if self.capabilities.continues_text else ()
@@ -327,15 +294,15 @@ class RagPipeline:
         text: str,
         prompt_tokens: int | None = None,
         completion_tokens: int | None = None,
+        meta: dict[str, Any] | None = None,
     ) -> Answer:
-        """Turn generated text (or an abstention) into an :class:`Answer` with parsed citations."""
+        """Turn generated text (or an abstention) into an :class:`Answer` with parsed citations; the
+        decision to abstain is :func:`~ragkit.pipeline.answerability.decide`'s."""
         fallback = self.templates.fallback
-        reason = prep.abstain_reason
-        abstained = prep.request is None
+        reason, answerability = self._decide(prep, text, meta if meta is not None else prep.meta)
+        abstained = reason is not None
         if abstained:
             text = fallback
-        elif is_fallback(text, (fallback, FALLBACK_ANSWER)):
-            abstained, reason = True, "the model found no answer in the sources"
         style = self.templates.style
         report = parse_citations(text, len(prep.hits), style, [source_url(h) for h in prep.hits])
         citations = [
@@ -365,7 +332,22 @@ class RagPipeline:
             cached_stages=list(prep.cached_stages),
             trace=dict(prep.trace),
             prompt_style=style,
+            answerability=answerability,
         )
+
+    def _decide(self, prep: Prepared, text: str, meta: dict[str, Any]) -> tuple[str | None, Any]:
+        """Why to abstain (None: answer) and the answer's answerability."""
+        threshold = self.config.answerability_threshold
+        if prep.request is None:
+            return prep.abstain_reason, None
+        if prep.mode != "rag":
+            return None, None
+        if self.measures_answerability:
+            ans = answerability.from_reader(meta, threshold)
+            return answerability.decide(prep.gate is not None, prep.gate, ans), ans
+        said_idk = is_fallback(text, (self.templates.fallback, FALLBACK_ANSWER))
+        ans = answerability.from_llm(said_idk, prep.trace, threshold)
+        return answerability.decide(False, None, ans), ans
 
     # -------------------------------------------------------------- entry points
 
@@ -377,7 +359,7 @@ class RagPipeline:
         t = time.perf_counter()
         gen = self.llm.generate(prep.request)
         prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
-        return self.finish(prep, gen.text, gen.prompt_tokens, gen.completion_tokens)
+        return self.finish(prep, gen.text, gen.prompt_tokens, gen.completion_tokens, gen.meta)
 
     def stream(self, prep: Prepared) -> Iterator[str]:
         """Text pieces of the answer for a prepared question (the fallback sentence if it abstained)."""
@@ -385,6 +367,13 @@ class RagPipeline:
             yield self.templates.fallback
             return
         t = time.perf_counter()
+        if self.measures_answerability:  # a reader answers at once, and may decide to abstain
+            gen = self.llm.generate(prep.request)
+            prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
+            prep.meta = dict(gen.meta)
+            reason, _ = self._decide(prep, gen.text, prep.meta)
+            yield self.templates.fallback if reason else gen.text
+            return
         try:
             yield from self.llm.stream(prep.request)
         finally:

@@ -1,0 +1,68 @@
+"""What a question asks for: the kind of answer it expects (a number for "how many", a person for "who",
+a date for "when", a reason for "why", code for "how do I") and its key terms (the words an answer must
+be about, names weighted most). Pure functions, no model."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: the kinds of answer a question can expect; ``any`` when the wording does not say
+EXPECTS = ("number", "person", "date", "reason", "code", "place", "any")
+
+_QUESTION_WORDS = frozenset(
+    "what which who whom whose when where why how does do did can could would should is are was were "
+    "many much tell me please give name list find show explain describe the a an of in on for to with "
+    "i we you it its this that there their have has had be been being".split()
+)
+_RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("code", re.compile(r"^\s*how\s+(do|can|should|would)\s+(i|you|we|one)\b|\bhow\s+to\b|\b(command|"
+                        r"snippet|example code|code example|code for|syntax)\b", re.I)),
+    ("reason", re.compile(r"^\s*why\b|\b(what is|what's|what was) the (reason|cause|motivation)\b|"
+                          r"\bfor what reason\b|\bwhat (causes|caused)\b", re.I)),
+    ("date", re.compile(r"^\s*when\b|\b(what|which|in which|in what) (year|date|day|month)\b|"
+                        r"\bsince when\b", re.I)),
+    ("person", re.compile(r"^\s*(who|whom|whose)\b|\b(which|what) (person|author|researcher|maintainer|"
+                          r"people|team)\b|\b(first|last|lead|corresponding) author\b|\bwritten by\b", re.I)),
+    ("place", re.compile(r"^\s*where\b|\bin which (room|city|country|building|place)\b", re.I)),
+    ("number", re.compile(r"^\s*how\s+(many|much|long|large|big|old|far|often|fast|high|tall|wide|"
+                          r"heavy|small)\b|\b(what|which) (is|was|are|were) the (\w+ ){0,3}(number|"
+                          r"percentage|rate|size|length|latency|count|amount|duration|maximum|minimum|"
+                          r"cost|price|speed|throughput|limit|ratio)\b|\bhow many\b", re.I)),
+)  # fmt: skip
+
+_NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]+\b")
+_QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
+_IDENT = re.compile(r"`([^`]+)`|\b\w+[_.]\w+\b|--[\w-]+")
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """A question's expected answer kind and its key terms (analysed like BM25 terms: stemmed)."""
+
+    text: str
+    expects: str
+    terms: frozenset[str]
+    names: frozenset[str]  # terms of names, identifiers and quoted phrases: the answer must be about them
+    literals: frozenset[str]  # numbers and codes the question itself contains (not an answer)
+
+
+def expected_kind(question: str) -> str:
+    """The kind of answer the wording asks for (first rule that matches, else ``any``)."""
+    for kind, rule in _RULES:
+        if rule.search(question):
+            return kind
+    return "any"
+
+
+def analyze(question: str, terms_of) -> QuestionSpec:
+    """The spec of ``question``; ``terms_of(text)`` turns text into terms (the BM25 analyzer)."""
+    words = re.findall(r"\w+", question)
+    content = {t for t in terms_of(question) if t not in terms_of(" ".join(_QUESTION_WORDS))}
+    names = [w for w in words[1:] if _NAME.fullmatch(w)] + _QUOTED.findall(question)
+    names += [m.group(1) or m.group(0) for m in _IDENT.finditer(question)]
+    name_terms = {t for t in terms_of(" ".join(names))} & content
+    literals = frozenset(re.findall(r"\d[\d.,]*", question))
+    return QuestionSpec(
+        question, expected_kind(question), frozenset(content), frozenset(name_terms), literals
+    )

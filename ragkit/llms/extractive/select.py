@@ -1,0 +1,199 @@
+"""Choosing the answer among the candidate units, and saying how well the chosen evidence answers.
+
+- **Score** = ``0.45 × cosine(question, unit) + 0.35 × key-term coverage + 0.20 × kind match``: coverage
+  weighs each of the question's terms by its rarity among the candidates (names twice; words of the
+  document's title and headings count half); *kind match* is whether the unit holds an answer of the
+  kind the question expects (a number not in the question for "how many", a date for "when", a person's
+  name for "who", a reason cue for "why", code for "how do I"). Without an expected kind the first two
+  share the weight.
+- **Choice**: the best unit; when it lacks the expected kind but a unit about as relevant has it, that
+  one; for "why", the neighbouring sentence that gives the reason when the best one only states the
+  premise; a table row comes with its header (and the other rows that match as well), a code block with
+  the sentence that introduces it.
+- **Answerability** in [0, 1] = ``0.45 × coverage of the chosen evidence + 0.25 × kind found + 0.30 ×
+  cosine (0.25 -> 0, 0.6 -> 1)``, at most ``CAP`` when the evidence lacks a name the question asks about
+  or holds only that name and none of what is asked about it: the topic being near is not enough; the
+  answer's key terms and a candidate of the expected kind must be there. Missing key terms are named.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ragkit.llms.extractive.question import QuestionSpec
+from ragkit.llms.extractive.units import Unit, person_names
+
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s?(?:[kKMB%]|ms|s|GB|MB|KB|octets|bytes|pixels|hours|days|"
+                     r"years|minutes|seconds|percent))?(?![\w])")  # fmt: skip
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_DATE = re.compile(
+    rf"\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}|(?:{_MONTHS})\s+\d{{4}}|(?:1[89]|20)\d\d|\d{{4}}-\d\d-\d\d)\b",
+    re.I,
+)
+_REASON = re.compile(
+    r"\b(because|due to|owing to|since|as a result|so that|in order to|caused by|the reason|therefore|"
+    r"thus|hence|results? from|stems? from|leads? to)\b",
+    re.I,
+)
+_CODE = re.compile(r"`[^`]+`|^\s*[$>]\s|\b[\w.-]+\s+--[\w-]+")
+_PLACE = re.compile(r"\b(room|building|floor|street|city|lab|office|campus)\b|\b(in|at)\s+[A-Z]\w+", re.I)
+
+
+#: the most answerability evidence gets when it lacks the question's subject (a name it asks about) or
+#: holds nothing but the subject (none of what is asked about it)
+CAP = 0.45
+#: how much a question term counts when it is in the unit's document title, file name or headings only
+CONTEXT = 0.75
+#: the kinds of answer a document's front matter holds (its date, its authors), and the answerability of
+#: one found there (a byline or an author block reads nothing like the question: its cosine is low)
+FRONT_KINDS = ("date", "person")
+FRONT_VALUE = 0.6
+#: the key-term coverage a unit needs for its number, date or name to count as the kind asked for
+MIN_KIND_COVERAGE = 0.3
+
+
+@dataclass(frozen=True)
+class Scored:
+    score: float
+    cosine: float
+    coverage: float
+    kind: bool
+    unit: Unit
+
+
+@dataclass
+class Choice:
+    """The chosen units and how well they answer."""
+
+    units: list[Scored]
+    answerability: float
+    inputs: dict[str, Any] = field(default_factory=dict)
+
+
+def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] = frozenset()) -> bool:
+    """Whether ``text`` holds an answer of the kind ``spec`` expects (always true for ``any``)."""
+    kind = spec.expects
+    if kind == "any":
+        return True
+    if kind == "number":
+        return any(m.group(0).split()[0].rstrip(".,") not in spec.literals for m in _NUMBER.finditer(text))
+    if kind == "date":
+        return any(m.group(0) not in spec.text for m in _DATE.finditer(text))
+    if kind == "person":
+        return any(n not in spec.text for n in person_names(text, common))
+    if kind == "reason":
+        return bool(_REASON.search(text))
+    if kind == "code":
+        return "```" in text or bool(_CODE.search(text))
+    if kind == "place":
+        return bool(_PLACE.search(text))
+    return True
+
+
+def lowercase_words(units: Sequence[Unit]) -> set[str]:
+    """Words the candidates use in lower case: a capitalised pair of them is a title, not a name."""
+    return {w for u in units for w in re.findall(r"\b[a-z]{2,}\b", u.text)}
+
+
+def score_units(
+    spec: QuestionSpec,
+    units: Sequence[Unit],
+    cosines: Sequence[float],
+    terms_of: Callable[[str], set[str]],
+) -> tuple[list[Scored], dict[str, float]]:
+    """Every unit scored (best first) and the weight of each question term."""
+    words = [terms_of(f"{u.header}\n{u.text}") for u in units]
+    context = [terms_of(u.context) for u in units]
+    common = lowercase_words(units)
+    n = len(units)
+    weight = {t: math.log(1 + n / (1 + sum(t in w for w in words))) for t in spec.terms}
+    for t in spec.names:
+        weight[t] *= 1.5
+    out = []
+    for u, cos, w, ctx in zip(units, cosines, words, context, strict=True):
+        cov = coverage(spec, weight, w, ctx, 1.0 if u.front and spec.expects in FRONT_KINDS else CONTEXT)
+        # an answer of the right kind counts where the question's terms are (any number is not a count)
+        read = u.text if u.kind != "row" else f"{u.header}\n{u.text}"
+        kind = cov >= MIN_KIND_COVERAGE and kind_found(read, spec, common)
+        typed = spec.expects != "any"
+        s = 0.45 * cos + 0.35 * cov + 0.20 * kind if typed else 0.55 * cos + 0.45 * cov
+        if kind and u.front and spec.expects in FRONT_KINDS:
+            s += 0.05  # a document's own date or author line, over a date or name in its body
+        out.append(Scored(s, float(cos), cov, kind, u))
+    out.sort(key=lambda x: (-x.score, x.unit.source, x.unit.position))
+    return out, weight
+
+
+def coverage(
+    spec: QuestionSpec, weight: dict[str, float], words: set[str], context: set[str], ctx_share: float = 0.75
+) -> float:
+    """Share of the question's term weight found in a unit (terms of its document's title, file name or
+    headings count ``ctx_share``: ``CONTEXT``, or whole in the front matter for a date or author
+    question)."""
+    total = sum(weight.values())
+    if not total:
+        return 0.0
+    got = sum(weight[t] if t in words else ctx_share * weight[t] if t in context else 0.0 for t in spec.terms)
+    return got / total
+
+
+def choose(spec: QuestionSpec, scored: Sequence[Scored], weight: dict[str, float], terms_of) -> Choice:
+    """The units that answer (see the module docstring), and the answerability of that evidence."""
+    best = scored[0]
+    if spec.expects not in ("any", "code") and not best.kind:
+        alt = next((s for s in scored[1:8] if s.kind and s.coverage >= 0.6 * best.coverage
+                    and s.score >= 0.75 * best.score), None)  # fmt: skip
+        if alt is not None:
+            best = alt
+    asked = spec.terms - spec.names  # what the question asks about its subject
+    if asked and not asked & terms_of(f"{best.unit.header}\n{best.unit.text}"):
+        alt = next((s for s in scored[1:8] if asked & terms_of(f"{s.unit.header}\n{s.unit.text}")
+                    and s.score >= 0.7 * best.score and (s.kind or not best.kind)), None)  # fmt: skip
+        if alt is not None:
+            best = alt
+    if spec.expects == "code":
+        code = next((s for s in scored[:8] if s.unit.kind == "code" and s.score >= 0.6 * best.score), None)
+        best = code or best
+    chosen = [best]
+    if spec.expects == "reason" and not _REASON.search(best.unit.text):
+        after = best.unit.position + 1
+        nxt = next((s for s in scored if s.unit.position == after and s.unit.source == best.unit.source
+                    and s.unit.kind == "sentence" and _REASON.search(s.unit.text)), None)  # fmt: skip
+        if nxt is not None:
+            chosen.append(nxt)
+    if best.unit.kind == "row":
+        same = [s for s in scored if s.unit.kind == "row" and s.unit.header == best.unit.header]
+        chosen = [best, *[s for s in same if s is not best and s.coverage >= best.coverage > 0][:2]]
+    text = " ".join(f"{s.unit.header}\n{s.unit.text}" for s in chosen)
+    context = set().union(*(terms_of(s.unit.context) for s in chosen))
+    front = spec.expects in FRONT_KINDS and any(s.unit.front for s in chosen)
+    common = lowercase_words([s.unit for s in scored])
+    cov = coverage(spec, weight, terms_of(text), context, 1.0 if front else CONTEXT)
+    kind = cov >= MIN_KIND_COVERAGE and kind_found(text, spec, common)
+    cos = max(s.cosine for s in chosen)
+    cos_part = min(max((cos - 0.25) / 0.35, 0.0), 1.0)
+    value = 0.45 * cov + 0.25 * float(kind) + 0.30 * cos_part
+    if front and kind:  # a document's own date or author, asked about the document: a metadata line
+        value = max(value, FRONT_VALUE)
+    found = terms_of(text) | context
+    missing = sorted((t for t in spec.terms if t not in found), key=lambda t: -weight[t])
+    # the subject is not there, or only the subject is: the topic is near, the answer is not
+    off_subject = bool(spec.names - found)
+    only_subject = bool(asked) and not (asked & found) and not front
+    if off_subject or only_subject:
+        value = min(value, CAP)
+    inputs = {
+        "expects": spec.expects,
+        "kind_found": kind,
+        "coverage": round(cov, 4),
+        "cosine": round(cos, 4),
+        "missing_terms": missing[:5],
+        **({"missing_subject": True} if off_subject else {}),
+        **({"only_subject": True} if only_subject else {}),
+    }
+    return Choice(chosen, round(min(max(value, 0.0), 1.0), 4), inputs)
