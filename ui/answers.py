@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from ragkit.app.charts import confidence_gauge, latency_bar
+from ragkit.app.charts import answerability_gauge, confidence_gauge, latency_bar
 from ragkit.app.presentation import (
     CITATION_CSS,
     answer_html,
@@ -53,16 +53,20 @@ def render_answer(
     if answer.mode == "no_retrieval":
         st.caption("No-retrieval baseline: the plain LLM, no sources.")
         return
-    col1, col2 = st.columns([1, 1])
+    col1, col2, col3 = st.columns([1, 1, 1])
     col1.plotly_chart(
         confidence_gauge(answer.confidence, title=gauge_title), key=f"{key}_gauge", width="stretch"
     )
     if answer.confidence is not None and answer.confidence.calibration:
         col1.caption(f"Probability that the sources hold the answer, {answer.confidence.calibration}.")
-    col2.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
+    col2.plotly_chart(answerability_gauge(answer.answerability), key=f"{key}_ans", width="stretch")
+    col2.caption("Retrieval confidence: is the topic there? Answerability: is the answer there?")
+    col3.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
     searched = answer.trace.get("retriever")
     if answer.mode == "rag":
-        st.caption(f"Searched for “{answer.query}”" + (f" with {searched}" if searched else ""))
+        follow = answer.trace.get("follow_up") or {}
+        how = f" — rewritten from your question because {follow['why']}" if follow.get("rewritten") else ""
+        st.caption(f"Searched for “{answer.query}”{how}" + (f" with {searched}" if searched else ""))
     notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]
     if answer.cached_stages:
         notes.append(f"served from cache: {', '.join(answer.cached_stages)} (not a fair latency sample)")

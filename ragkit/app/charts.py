@@ -57,6 +57,39 @@ def confidence_gauge(
     return fig
 
 
+def answerability_gauge(answerability: Any, title: str = "Answerability") -> Any:
+    """The second gauge: whether the evidence holds the *answer* (key terms and a candidate of the kind
+    asked for), with its abstention threshold; "not measured" for a backend that reports none."""
+    go = require("plotly.graph_objects", "the app's charts")
+
+    value = answerability.value if answerability is not None else None
+    basis = {"reader": "extractive reader", "llm": "the model's own answer", "grader": "graded chunks"}
+    note = basis.get(getattr(answerability, "basis", ""), "not measured")
+    combined = getattr(answerability, "answer_confidence", None)
+    if combined is not None:
+        note += f" · answer confidence {combined:.2f}"
+    fig = go.Figure(
+        go.Indicator(
+            mode="gauge+number",
+            value=round(value, 3) if value is not None else 0.0,
+            number={"valueformat": ".2f"},
+            title={"text": f"{title}<br><span style='font-size:0.8em'>{note}</span>"},
+            gauge={
+                "axis": {"range": [0, 1]},
+                "bar": {"color": "#6f42c1" if value is not None else "#adb5bd"},
+                "threshold": {
+                    "line": {"color": "#dc3545", "width": 4},
+                    "thickness": 0.85,
+                    # the threshold is the answer confidence's (the mean with the retrieval gauge)
+                    "value": answerability.threshold if answerability is not None else 0.4,
+                },
+            },
+        )
+    )
+    fig.update_layout(height=250, margin={"l": 20, "r": 20, "t": 85, "b": 10})
+    return fig
+
+
 def latency_bar(
     timings_ms: Mapping[str, float], title: str = "Latency per stage (ms)", x_max: float | None = None
 ) -> Any:

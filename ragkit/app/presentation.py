@@ -211,7 +211,7 @@ def answer_html(
 
     ``unsupported[k]`` lists the source numbers of the k-th ``[n]`` marker that do not support their
     sentence (``citations_check.unsupported_markers``): those links are marked (class ``rk-bad``)."""
-    from ragkit.pipeline.citations import renumber
+    from ragkit.pipeline.citations import code_regions, renumber
 
     if style == "numbered":
         shown, mapping = renumber(text, n_sources)
@@ -237,7 +237,14 @@ def answer_html(
             for n in nums
         )
 
-    return re.sub(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]", link, safe), mapping
+    code = code_regions(safe)
+    out, pos = [], 0
+    for m in re.finditer(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]", safe):
+        if any(a <= m.start() < b for a, b in code):
+            continue  # "[1]" in code is code: never a link (it would print as raw HTML there)
+        out += [safe[pos : m.start()], link(m)]
+        pos = m.end()
+    return "".join([*out, safe[pos:]]), mapping
 
 
 def renumbered_refs(line: str, mapping: dict[int, int]) -> str:

@@ -99,10 +99,12 @@ class SquadDataset:
     def documents(self, exclude: set[str] | frozenset[str] = frozenset()) -> list[Document]:
         """One document per paragraph (id = file name = paragraph id), optionally leaving some out."""
         docs = []
-        for pid, (_title, context) in self.paragraphs.items():
+        for pid, (title, context) in self.paragraphs.items():
             if pid in exclude:
                 continue
-            docs.append(Document(pid, pid, sha256_bytes(context.encode("utf-8")), (Page(1, context),), "txt"))
+            sha = sha256_bytes(context.encode("utf-8"))
+            meta = {"title": title.replace("_", " ")} if title else {}  # the article it comes from
+            docs.append(Document(pid, pid, sha, (Page(1, context),), "txt", meta=meta))
         return docs
 
 

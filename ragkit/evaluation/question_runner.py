@@ -84,6 +84,8 @@ class QuestionRunner:
             answerable=q.answerable,
             status=q.status,
             answer=ans.text,
+            query=ans.query,
+            answerability=ans.answerability.value if ans.answerability else None,
             abstained=ans.abstained,
             confidence=ans.confidence.value if ans.confidence else None,
             confidence_raw=(

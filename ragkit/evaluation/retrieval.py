@@ -49,7 +49,10 @@ def dataset_index(
     contents, so any change to the corpus builds a new index. Returns ``(store, build seconds, whether
     it came from the cache)``; a cached index reports the build time recorded when it was built.
     """
-    corpus_key = config_key([[d.doc_id, d.sha256] for d in documents])[:10]
+    # a document's title is kept with it (the reader reads it): a titled corpus keys on titles too
+    corpus_key = config_key(
+        [[d.doc_id, d.sha256, *([d.meta["title"]] if d.meta.get("title") else [])] for d in documents]
+    )[:10]
     local = Path(root) / (
         f"{_slug(name)}-{chunker.name}-{chunker.key()}-{_slug(embedder.cache_key)}-{corpus_key}"
     )

@@ -1,4 +1,8 @@
-"""Citation parsing: find ``[n]`` markers in an answer and map them to the numbered sources (pure)."""
+"""Citation parsing: find ``[n]`` markers in an answer and map them to the numbered sources (pure).
+
+Only ragkit's own markers are citations: a ``[1]`` inside code is code, and a document's own bracketed
+numbers reach answers with a word joiner after the bracket (``llms.base.documents_own_markers``), which
+no pattern here matches."""
 
 from __future__ import annotations
 
@@ -23,6 +27,22 @@ class CitationReport:
     def uncited(self) -> bool:
         """True when the answer cites no existing source at all."""
         return not self.valid
+
+
+_CODE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$|`[^`\n]+`", re.M | re.S)
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of fenced code blocks and inline code spans: a ``[1]`` inside code is code."""
+    if "`" not in text and "~~~" not in text:
+        return []
+    return [(m.start(), m.end()) for m in _CODE.finditer(text)]
+
+
+def outside_code(text: str, pattern: re.Pattern[str]) -> list[re.Match[str]]:
+    """The matches of ``pattern`` in ``text`` that do not lie in code."""
+    code = code_regions(text)
+    return [m for m in pattern.finditer(text) if not any(a <= m.start() < b for a, b in code)]
 
 
 _CONTEXT_I = re.compile(r"\bcontext\s+(\d+)\b", re.IGNORECASE)
@@ -50,7 +70,7 @@ def parse_citations(
                 if target == url or target.split("#")[0] == url.split("#")[0] == target:
                     found.append((m.start(), m.end(), [i]))
                     break
-    for m in _MARKER.finditer(text):
+    for m in outside_code(text, _MARKER):
         numbers: list[int] = []
         for part in re.split(r"[,;]", m.group(1)):
             bounds = re.split(r"\s*[-–]\s*", part.strip())
@@ -97,4 +117,11 @@ def renumber(text: str, n_sources: int) -> tuple[str, dict[int, int]]:
         shown = list(dict.fromkeys(mapping.get(n, n) for n in numbers))
         return "[" + ", ".join(map(str, shown)) + "]"
 
-    return _MARKER.sub(sub, text), mapping
+    code = code_regions(text)
+    out, pos = [], 0
+    for m in _MARKER.finditer(text):
+        if any(a <= m.start() < b for a, b in code):
+            continue
+        out += [text[pos : m.start()], sub(m)]
+        pos = m.end()
+    return "".join([*out, text[pos:]]), mapping

@@ -15,7 +15,7 @@ from ragkit.index import embeddings
 from ragkit.ingestion import chunkers
 from ragkit.llms import LLMS
 from ragkit.llms import OPTIONS as LLM_OPTIONS
-from ragkit.pipeline import answerability, confidence, prompts, stages
+from ragkit.pipeline import answerability, confidence, followup, prompts, stages
 from ragkit.retrievers import OPTIONS as RETRIEVER_OPTIONS
 from ragkit.retrievers import RETRIEVERS, web
 from ragkit.retrievers.rerank import CrossEncoderReranker
@@ -57,6 +57,7 @@ GROUPS: dict[str, tuple[Option, ...]] = {
         *PIPELINE,
         *confidence.OPTIONS,
         *answerability.OPTIONS,
+        *followup.OPTIONS,
         *prompts.OPTIONS,
         *stages.OPTIONS,
         *web.OPTIONS,

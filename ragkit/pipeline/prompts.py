@@ -23,12 +23,13 @@ from typing import Any
 from ragkit.core.errors import ConfigError
 from ragkit.core.options import Option, check_value
 from ragkit.core.types import Hit, Message
-from ragkit.llms.base import FALLBACK_ANSWER
+from ragkit.llms.base import FALLBACK_ANSWER, documents_own_markers
 
 SYSTEM = (
     "You are a careful research assistant. Answer the question using only the numbered sources "
     "provided. Cite the sources that support each statement with their numbers in square brackets, "
-    "like [1] or [2][3]. If the sources do not contain the answer, reply exactly: "
+    "like [1] or [2][3]; bracketed numbers inside a source's text are that document's own references, "
+    "not source numbers. If the sources do not contain the answer, reply exactly: "
     '"{fallback}" Do not use outside knowledge.'
 )
 USER = "Sources:\n\n{sources}\n\nQuestion: {question}"
@@ -210,18 +211,24 @@ def _relevance(hit: Hit) -> float:
 
 
 def format_sources(hits: Sequence[Hit], style: str = "numbered") -> str:
-    """The sources block in the style's format, numbered from 1 in rank order."""
+    """The sources block in the style's format, numbered from 1 in rank order. A document's own
+    bracketed numbers ("RFC 4180 [1]") are kept as text (a word joiner after the bracket), so neither the
+    model nor the citation parser takes them for source numbers."""
+
+    def text(h: Hit) -> str:
+        return documents_own_markers(h.chunk.text.strip())
+
     if style == "plain":
-        return "\n\n".join(h.chunk.text.strip() for h in hits)
+        return "\n\n".join(text(h) for h in hits)
     if style == "context-i":
-        return "\n\n".join(f"Context {i}:\n'''\n{h.chunk.text.strip()}\n'''" for i, h in enumerate(hits, 1))
+        return "\n\n".join(f"Context {i}:\n'''\n{text(h)}\n'''" for i, h in enumerate(hits, 1))
     if style == "xml":
         return "\n".join(
             f'<source id="{i}" url="{_attr(source_url(h))}" relevance="{_relevance(h):.2f}">\n'
-            f"{h.chunk.text.strip()}\n</source>"
+            f"{text(h)}\n</source>"
             for i, h in enumerate(hits, 1)
         )
-    return "\n\n".join(f"{source_label(i, h)}\n{h.chunk.text.strip()}" for i, h in enumerate(hits, 1))
+    return "\n\n".join(f"{source_label(i, h)}\n{text(h)}" for i, h in enumerate(hits, 1))
 
 
 def _attr(value: str) -> str:

@@ -22,7 +22,7 @@ from ragkit.pipeline.answer import Answer, Citation, Prepared
 from ragkit.pipeline.citations import parse_citations
 from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
 from ragkit.pipeline.config import PipelineConfig
-from ragkit.pipeline.followup import is_follow_up, merge_terms, recent_turns
+from ragkit.pipeline.followup import follow_up_reason, keeps_question, merge_terms, recent_turns
 from ragkit.pipeline.prompts import (
     CITING_STYLES,
     FALLBACK_ANSWER,
@@ -126,24 +126,32 @@ class RagPipeline:
 
     # -------------------------------------------------------------- steps
 
-    def standalone_query(self, question: str, history: Sequence[Message], timings: dict[str, float]) -> str:
-        """Rewrite a follow-up into a standalone query (LLM when there is one, else term merging)."""
-        if not is_follow_up(question, history):
+    def standalone_query(
+        self, question: str, history: Sequence[Message], timings: dict[str, float], trace: dict[str, Any]
+    ) -> str:
+        """The query searched for ``question``: itself, unless it cannot stand alone and rewriting is on
+        (then an LLM's rewrite, or the previous question's terms added); the trace says which and why."""
+        why = follow_up_reason(question, history)
+        if why is None:
+            return question
+        if not self.config.rewrite_follow_ups:
+            trace["follow_up"] = {"rewritten": False, "why": why, "note": "rewriting is off"}
             return question
         previous = next(m.content for m in reversed(history) if m.role == "user")
         t = time.perf_counter()
-        try:
-            if not self.capabilities.generative:
-                return merge_terms(question, previous)
+        how, query = "terms", merge_terms(question, previous)
+        if self.capabilities.generative:
             prompt = rewrite_prompt(
                 question, recent_turns(history, self.config.history_turns), self.templates
             )
             req = GenerationRequest([Message("user", prompt)], prompt, question, (), 0.0, 64, ("\n",))
-            line = self.llm.generate(req).text.strip().splitlines()
-            rewritten = line[0].strip().strip('"') if line else ""
-            return rewritten if len(rewritten) > 3 else merge_terms(question, previous)
-        finally:
-            timings["rewrite"] = (time.perf_counter() - t) * 1000
+            lines = self.llm.generate(req).text.strip().splitlines()
+            rewritten = lines[0].strip().strip('"') if lines else ""
+            if len(rewritten) > 3 and keeps_question(rewritten, question):
+                how, query = "llm", rewritten
+        timings["rewrite"] = (time.perf_counter() - t) * 1000
+        trace["follow_up"] = {"rewritten": True, "why": why, "how": how, "from": question, "to": query}
+        return query
 
     def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
         """Rewrite, retrieve and score confidence; build the request unless the pipeline abstains."""
@@ -164,10 +172,10 @@ class RagPipeline:
                 self._stop(),
             )
             return Prepared(question, question, [], None, request, None, "no_retrieval", timings, started)
-        query = self.standalone_query(question, history, timings)
+        trace: dict[str, Any] = {}
+        query = self.standalone_query(question, history, timings, trace)
         has_query = getattr(self.embedder, "has_query", None)
         cached = ["embed_query"] if has_query is not None and has_query(query) else []
-        trace: dict[str, Any] = {}
         hits = self.retrieve(query, timings, trace)
         confidence = retrieval_confidence(hits, self.confidence_config)
         if self.calibration is not None:
@@ -337,13 +345,14 @@ class RagPipeline:
 
     def _decide(self, prep: Prepared, text: str, meta: dict[str, Any]) -> tuple[str | None, Any]:
         """Why to abstain (None: answer) and the answer's answerability."""
-        threshold = self.config.answerability_threshold
+        threshold = self.config.answer_threshold
         if prep.request is None:
             return prep.abstain_reason, None
         if prep.mode != "rag":
             return None, None
         if self.measures_answerability:
-            ans = answerability.from_reader(meta, threshold)
+            retrieval = prep.confidence.value if prep.confidence is not None else None
+            ans = answerability.from_reader(meta, threshold, retrieval)
             return answerability.decide(prep.gate is not None, prep.gate, ans), ans
         said_idk = is_fallback(text, (self.templates.fallback, FALLBACK_ANSWER))
         ans = answerability.from_llm(said_idk, prep.trace, threshold)

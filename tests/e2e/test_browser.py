@@ -234,6 +234,9 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     box.press("Enter")
     orion = page.locator('[data-testid="stChatMessage"]').filter(has_text="3 March 2024").first
     expect(orion).to_be_visible()
+    # asked after unrelated questions in the same chat, it is searched as asked (no silent rewrite)
+    expect(orion).to_contain_text("Searched for “When did the Orion telescope see first light?” with")
+    expect(orion.get_by_text("Answerability").first).to_be_visible()
     link = orion.locator("a.rk-url").first  # the cited page, linked by its URL
     expect(link).to_have_attribute("href", news)
     expect(link).to_have_attribute("target", "_blank")

@@ -63,6 +63,7 @@ class ExtractiveReader:
         self.store = store
         self.max_chars = max_chars
         self._analyzer = None
+        self._doc_terms: dict[tuple[str, str], set[str]] = {}
 
     def terms(self, text: str) -> set[str]:
         if self._analyzer is None:
@@ -84,7 +85,21 @@ class ExtractiveReader:
         q = self.embedder.embed_query(request.question)
         vecs = self.embedder.embed([f"{u.header}\n{u.text}" if u.header else u.text for u in units])
         scored, weight = score_units(spec, units, [float(x) for x in vecs @ q], self.terms)
-        return scored, choose(spec, scored, weight, self.terms)
+        passages = {n: self.document_terms(h.chunk) for n, h in enumerate(request.sources, start=1)}
+        return scored, choose(spec, scored, weight, self.terms, passages)
+
+    def document_terms(self, chunk: Any) -> set[str]:
+        """The terms of the chunk's whole document (its chunk alone without the index): where a question's
+        subject may be named away from the sentence that answers."""
+        doc = self.store.documents.get(chunk.doc_id) if self.store is not None else None
+        if doc is None:
+            return self.terms(chunk.text)
+        key = (doc.doc_id, doc.sha256)
+        if key not in self._doc_terms:
+            if len(self._doc_terms) > 256:
+                self._doc_terms.clear()
+            self._doc_terms[key] = self.terms(doc.text)
+        return self._doc_terms[key]
 
     def generate(self, request: GenerationRequest) -> Generation:
         _, choice = self.read(request)

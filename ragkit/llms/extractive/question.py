@@ -28,7 +28,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("number", re.compile(r"^\s*how\s+(many|much|long|large|big|old|far|often|fast|high|tall|wide|"
                           r"heavy|small)\b|\b(what|which) (is|was|are|were) the (\w+ ){0,3}(number|"
                           r"percentage|rate|size|length|latency|count|amount|duration|maximum|minimum|"
-                          r"cost|price|speed|throughput|limit|ratio)\b|\bhow many\b", re.I)),
+                          r"cost|price|speed|throughput|limit|ratio)\b|\bhow many\b|"
+                          r"^\s*(what|which) (percentage|proportion|fraction|share|number|amount)\b", re.I)),
 )  # fmt: skip
 
 _NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]+\b")

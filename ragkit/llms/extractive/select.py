@@ -46,7 +46,7 @@ _PLACE = re.compile(r"\b(room|building|floor|street|city|lab|office|campus)\b|\b
 
 #: the most answerability evidence gets when it lacks the question's subject (a name it asks about) or
 #: holds nothing but the subject (none of what is asked about it)
-CAP = 0.45
+CAP = 0.3
 #: how much a question term counts when it is in the unit's document title, file name or headings only
 CONTEXT = 0.75
 #: the kinds of answer a document's front matter holds (its date, its authors), and the answerability of
@@ -95,6 +95,15 @@ def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] 
     return True
 
 
+def named(name: str, terms: set[str]) -> bool:
+    """Whether a name of the question is among ``terms``, allowing the word forms a name takes
+    ("Amazon" in "Amazonian", "California" in "Californian")."""
+    if name in terms:
+        return True
+    stem = name[: max(4, len(name) - 2)]
+    return len(name) >= 4 and any(t.startswith(stem) for t in terms if len(t) >= 4)
+
+
 def lowercase_words(units: Sequence[Unit]) -> set[str]:
     """Words the candidates use in lower case: a capitalised pair of them is a title, not a name."""
     return {w for u in units for w in re.findall(r"\b[a-z]{2,}\b", u.text)}
@@ -119,7 +128,7 @@ def score_units(
         cov = coverage(spec, weight, w, ctx, 1.0 if u.front and spec.expects in FRONT_KINDS else CONTEXT)
         # an answer of the right kind counts where the question's terms are (any number is not a count)
         read = u.text if u.kind != "row" else f"{u.header}\n{u.text}"
-        kind = cov >= MIN_KIND_COVERAGE and kind_found(read, spec, common)
+        kind = (spec.expects == "any" or cov >= MIN_KIND_COVERAGE) and kind_found(read, spec, common)
         typed = spec.expects != "any"
         s = 0.45 * cos + 0.35 * cov + 0.20 * kind if typed else 0.55 * cos + 0.45 * cov
         if kind and u.front and spec.expects in FRONT_KINDS:
@@ -142,8 +151,16 @@ def coverage(
     return got / total
 
 
-def choose(spec: QuestionSpec, scored: Sequence[Scored], weight: dict[str, float], terms_of) -> Choice:
-    """The units that answer (see the module docstring), and the answerability of that evidence."""
+def choose(
+    spec: QuestionSpec,
+    scored: Sequence[Scored],
+    weight: dict[str, float],
+    terms_of: Callable[[str], set[str]],
+    passages: dict[int, set[str]] | None = None,
+) -> Choice:
+    """The units that answer (see the module docstring), and the answerability of that evidence.
+    ``passages`` maps a source number to the terms of its document: the question's subject may be named
+    away from the sentence that answers ("… it reached 3,200 m" after "Everest …")."""
     best = scored[0]
     if spec.expects not in ("any", "code") and not best.kind:
         alt = next((s for s in scored[1:8] if s.kind and s.coverage >= 0.6 * best.coverage
@@ -174,7 +191,7 @@ def choose(spec: QuestionSpec, scored: Sequence[Scored], weight: dict[str, float
     front = spec.expects in FRONT_KINDS and any(s.unit.front for s in chosen)
     common = lowercase_words([s.unit for s in scored])
     cov = coverage(spec, weight, terms_of(text), context, 1.0 if front else CONTEXT)
-    kind = cov >= MIN_KIND_COVERAGE and kind_found(text, spec, common)
+    kind = (spec.expects == "any" or cov >= MIN_KIND_COVERAGE) and kind_found(text, spec, common)
     cos = max(s.cosine for s in chosen)
     cos_part = min(max((cos - 0.25) / 0.35, 0.0), 1.0)
     value = 0.45 * cov + 0.25 * float(kind) + 0.30 * cos_part
@@ -183,7 +200,10 @@ def choose(spec: QuestionSpec, scored: Sequence[Scored], weight: dict[str, float
     found = terms_of(text) | context
     missing = sorted((t for t in spec.terms if t not in found), key=lambda t: -weight[t])
     # the subject is not there, or only the subject is: the topic is near, the answer is not
-    off_subject = bool(spec.names - found)
+    around = set().union(
+        *((passages or {}).get(n, set()) for s in chosen for n in s.unit.sources or (s.unit.source,))
+    )
+    off_subject = any(not named(n, found | around) for n in spec.names)
     only_subject = bool(asked) and not (asked & found) and not front
     if off_subject or only_subject:
         value = min(value, CAP)

@@ -123,7 +123,7 @@ def is_heading(raw: str, heading_path: Iterable[str], whole_paragraph: bool) -> 
     if _HEADING.match(line) or line in heading_path:
         return True
     words = len(_WORD.findall(line))
-    unpunctuated = line.rstrip("\"'”’)]")[-1:] not in ".!?:;"
+    unpunctuated = line.rstrip("\"'”’)]")[-1:] not in ".!?:;…"
     return unpunctuated and (words <= 12 if whole_paragraph else words <= 8)
 
 
@@ -230,6 +230,8 @@ def _units_of(
                     raw = ("… " if a > s else "") + strip_furniture(text[a:b], furn) + (" …" if b < e else "")
             whole = (s, e) == (p_start, p_end)
             if is_heading(raw, heading_path, whole):
+                if _HEADING.match(raw) or raw.strip() in heading_path:
+                    continue  # a heading is never a quote
                 if len(person_names(raw)) >= 2 or (s < front_end and len(person_names(raw)) >= 1):
                     out.append(Unit(n, 0, clean(raw), "line", "", context, sources, s < front_end))
                 continue

@@ -1,0 +1,100 @@
+"""Unit tests of the extractive reader's pure parts (:mod:`ragkit.llms.extractive.question`,
+``.units``, ``.select``): what a question expects, page furniture, code blocks, cut quotes, and a
+document's own bracketed numbers kept as text."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit.app.presentation import answer_html
+from ragkit.core.types import Chunk, Document, Hit, Page, Span
+from ragkit.llms.base import WORD_JOINER, documents_own_markers
+from ragkit.llms.extractive.question import expected_kind
+from ragkit.llms.extractive.units import collect, furniture
+from ragkit.pipeline.citations import parse_citations
+
+
+@pytest.mark.parametrize(
+    "question, kind",
+    [
+        ("How many passages did the Wikipedia pre-processing produce?", "number"),
+        ("What is the maximum length of a key?", "number"),
+        ("Who is the first author of the paper?", "person"),
+        ("When was Orbit 2.0 released?", "date"),
+        ("In which year was the lab founded?", "date"),
+        ("Why does DPR perform worse on SQuAD?", "reason"),
+        ("How do I split an image into tiles?", "code"),
+        ("Where is the cryostat?", "place"),
+        ("Which media type does KVL register?", "any"),
+    ],
+)
+def test_the_kind_of_answer_a_question_expects(question, kind):
+    assert expected_kind(question) == kind
+
+
+def doc(*pages: str, name: str = "d.txt") -> Document:
+    return Document("d1", name, "0" * 64, tuple(Page(i + 1, t) for i, t in enumerate(pages)), "txt")
+
+
+def hit(d: Document, page: int, start: int, end: int, n: int = 1) -> Hit:
+    chunk = Chunk(
+        f"c{n}", d.doc_id, d.source, n, d.pages[page - 1].text[start:end], (Span(page, start, end),)
+    )
+    return Hit(chunk, n, 1.0, "bm25")
+
+
+def test_running_headers_footers_and_page_numbers_are_never_quoted():
+    bodies = ["Keys are short words.", "Values may be quoted.", "Records end with LF.", "Fields are unique."]
+    pages = [
+        f"RFC 9999   Key-Value Line Format   June 2023\n\n{body} It is the rule.\n\n"
+        f"Okonkwo   Informational   [Page {i}]"
+        for i, body in enumerate(bodies, start=1)
+    ]
+    d = doc(*pages)
+    assert "rfc # key-value line format june #" in furniture([p.text for p in d.pages])
+    units = collect([hit(d, 2, 0, len(d.pages[1].text))], {d.doc_id: d})
+    texts = [u.text for u in units]
+    assert texts == ["Values may be quoted.", "It is the rule."] or texts == [
+        "Values may be quoted. It is the rule."
+    ]
+
+
+def test_a_code_block_is_one_unit_verbatim_with_the_sentence_that_introduces_it():
+    text = (
+        "To split an image into tiles:\n\n```bash\ntessera split photo.png --size 256\n```\n\nDone here now."
+    )
+    d = doc(text, name="README.md")
+    units = collect([hit(d, 1, 0, len(text))], {d.doc_id: d})
+    code = next(u for u in units if u.kind == "code")
+    assert code.text == "```bash\ntessera split photo.png --size 256\n```"
+    assert code.header == "To split an image into tiles:"
+    assert all("```" not in u.text for u in units if u.kind != "code")
+
+
+def test_a_sentence_across_a_chunk_edge_cites_both_chunks_or_is_cut():
+    text = "The first sentence is short. The second sentence crosses the edge of the chunk it starts in."
+    d = doc(text)
+    edge = text.index("edge")
+    both = collect([hit(d, 1, 0, edge, 1), hit(d, 1, edge, len(text), 2)], {d.doc_id: d})
+    crossing = next(u for u in both if u.text.startswith("The second"))
+    assert crossing.text.endswith("starts in.") and crossing.sources == (1, 2)
+    alone = collect([hit(d, 1, 0, edge, 1)], {d.doc_id: d})
+    cut = next(u for u in alone if u.text.startswith("The second"))
+    assert cut.text.endswith("…") and "starts in" not in cut.text and cut.sources == (1,)
+
+
+def test_a_documents_own_bracketed_numbers_are_never_citations():
+    quoted = documents_own_markers("KVL is based on RFC 4180 [1] and InfoXLM [4], see [30].")
+    answer = f"{quoted} [2]"
+    report = parse_citations(answer, 5)
+    assert report.markers == (2,) and report.invalid == ()
+    html, mapping = answer_html(answer, 5, "k")
+    assert mapping == {2: 1} and html.count('class="rk-ref"') == 1
+    assert f"[{WORD_JOINER}4]" in html and f"[{WORD_JOINER}30]" in html  # shown as the document wrote them
+
+
+def test_citation_markers_inside_code_are_code_not_links():
+    answer = "Run:\n\n```python\nx = a[1]\n```\n\nor `b[2]` [1]"
+    assert parse_citations(answer, 3).markers == (1,)
+    html, _ = answer_html(answer, 3, "k")
+    assert "x = a[1]" in html and "`b[2]`" in html and html.count("<a ") == 1
