@@ -11,6 +11,7 @@ cites them too), :mod:`.select` chooses and measures. The document's own bracket
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -98,7 +99,8 @@ class ExtractiveReader:
         if key not in self._doc_terms:
             if len(self._doc_terms) > 256:
                 self._doc_terms.clear()
-            self._doc_terms[key] = self.terms(doc.text)
+            text = doc.text
+            self._doc_terms[key] = self.terms(text) | acronyms(text)
         return self._doc_terms[key]
 
     def generate(self, request: GenerationRequest) -> Generation:
@@ -136,6 +138,19 @@ class ExtractiveReader:
 
     def stream(self, request: GenerationRequest) -> Iterator[str]:
         yield self.generate(request).text
+
+
+_PHRASE = re.compile(r"\b[A-Z][a-z]+(?:\s+(?:of\s+|the\s+|and\s+)?[A-Z][a-z]+){1,4}")
+
+
+def acronyms(text: str) -> set[str]:
+    """The initials of a text's capitalised phrases ("United Methodist Church" -> "umc", "European
+    Union" -> "eu"): a question may name by acronym what the document writes out."""
+    out = set()
+    for m in _PHRASE.finditer(text):
+        words = [w for w in m.group(0).split() if w[0].isupper()]
+        out.add("".join(w[0] for w in words).lower())
+    return out
 
 
 def cite(unit: Unit) -> str:

@@ -49,6 +49,8 @@ _PLACE = re.compile(r"\b(room|building|floor|street|city|lab|office|campus)\b|\b
 CAP = 0.3
 #: how much a question term counts when it is in the unit's document title, file name or headings only
 CONTEXT = 0.75
+#: a second sentence joins the best one when it scores at least this share of the best's score
+RUNNER_UP = 0.8
 #: the kinds of answer a document's front matter holds (its date, its authors), and the answerability of
 #: one found there (a byline or an author block reads nothing like the question: its cosine is low)
 FRONT_KINDS = ("date", "person")
@@ -183,6 +185,12 @@ def choose(
                     and s.unit.kind == "sentence" and _REASON.search(s.unit.text)), None)  # fmt: skip
         if nxt is not None:
             chosen.append(nxt)
+    if len(chosen) == 1 and best.unit.kind == "sentence":
+        # a runner-up nearly as good joins it (in reading order): two readings of the question, or the
+        # sentence that carries the answer when the best one frames it
+        second = next((s for s in scored if s is not best and s.unit.kind == "sentence"), None)
+        if second is not None and second.score >= RUNNER_UP * best.score and (second.kind or not best.kind):
+            chosen = sorted([best, second], key=lambda s: (s.unit.source, s.unit.position))
     if best.unit.kind == "row":
         same = [s for s in scored if s.unit.kind == "row" and s.unit.header == best.unit.header]
         chosen = [best, *[s for s in same if s is not best and s.coverage >= best.coverage > 0][:2]]
