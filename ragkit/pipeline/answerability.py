@@ -66,26 +66,24 @@ class Answerability:
 
     @property
     def reason(self) -> str:
-        """One sentence a user can read next to an abstention."""
+        """One sentence a user can read next to an abstention: which rule refused and what was missing."""
         if self.basis == "llm" and self.value == 0.0:
             return "the model found no answer in the sources"
-        missing = self.inputs.get("missing_terms") or []
+        missing = [f"“{t}”" for t in (self.inputs.get("missing_terms") or [])[:3]]
         kind = self.inputs.get("expects")
-        parts = []
-        if missing:
-            parts.append("they do not mention " + ", ".join(f"“{t}”" for t in missing[:3]))
-        if kind and kind != "any" and self.inputs.get("kind_found") is False:
-            parts.append(f"no {kind} that answers it")
-        why = f" ({'; '.join(parts)})" if parts else ""
+        no_kind = bool(kind and kind != "any" and self.inputs.get("kind_found") is False)
         combined = self.answer_confidence
-        value = "n/a" if combined is None else f"{combined:.2f}"
-        parts_of = (
-            f"retrieval {self.retrieval:.2f}, answerability {self.value:.2f}" if combined is not None else ""
-        )
-        return (
-            f"the retrieved passages do not answer it: answer confidence {value} < {self.threshold:.2f} "
-            f"({parts_of}){why}"
-        )
+        gauges = "answerability not measured"
+        if combined is not None:
+            gauges = f"answer confidence {combined:.2f}: retrieval {self.retrieval:.2f}, "
+            gauges += f"answerability {self.value:.2f}"
+        if self.inputs.get("missing_subject"):
+            return f"the passages never mention {', '.join(missing) or 'what it asks about'} ({gauges})"
+        parts = [f"they do not mention {', '.join(missing)}"] if missing else []
+        if no_kind:
+            parts.append(f"no {kind} that answers it")
+        why = f"; {'; '.join(parts)}" if parts else ""
+        return f"the passages do not hold the answer: {gauges}, below {self.threshold:.2f}{why}"
 
     def to_dict(self) -> dict[str, Any]:
         return {"value": self.value, "threshold": self.threshold, "basis": self.basis, "inputs": self.inputs,

@@ -186,9 +186,11 @@ def choose(
         if nxt is not None:
             chosen.append(nxt)
     if len(chosen) == 1 and best.unit.kind == "sentence":
-        # a runner-up nearly as good joins it (in reading order): two readings of the question, or the
-        # sentence that carries the answer when the best one frames it
-        second = next((s for s in scored if s is not best and s.unit.kind == "sentence"), None)
+        # a runner-up of the same passage nearly as good joins it (in reading order): the sentence that
+        # carries the answer when the best one frames it (never a sentence of another document: two
+        # documents' halves do not make one answer)
+        second = next((s for s in scored if s is not best and s.unit.kind == "sentence"
+                       and s.unit.source == best.unit.source), None)  # fmt: skip
         if second is not None and second.score >= RUNNER_UP * best.score and (second.kind or not best.kind):
             chosen = sorted([best, second], key=lambda s: (s.unit.source, s.unit.position))
     if best.unit.kind == "row":
