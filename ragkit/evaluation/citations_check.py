@@ -256,6 +256,18 @@ def check_citations(
             check.supportable |= ok
             if cited_here:
                 (check.supported_by if ok else check.unsupported).append(n)
+        if check.unsupported and len(check.cited) > 1:
+            # a sentence that spans the edge of two chunks cites both: together they support it
+            joined = "\n".join(sources[n - 1] for n in check.cited)
+            union = _Source(joined, embedder, analyzer)
+            ok = (
+                decide(sentence, joined)
+                if decide is not None
+                else supports(*union.scores(vector, words, keys))
+            )
+            if ok:
+                check.supported_by, check.unsupported = list(check.cited), []
+                check.supportable = True
         pairs += len(check.cited)
         supported_pairs += len(check.supported_by)
         checks.append(check)

@@ -91,9 +91,13 @@ class Answerability:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Answerability:
-        value = d.get("value")
+        value, retrieval = d.get("value"), d.get("retrieval")
         return cls(
-            None if value is None else float(value), float(d["threshold"]), d["basis"], d.get("inputs", {})
+            None if value is None else float(value),
+            float(d["threshold"]),
+            d["basis"],
+            dict(d.get("inputs") or {}),
+            None if retrieval is None else float(retrieval),
         )
 
 

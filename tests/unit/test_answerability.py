@@ -1,0 +1,39 @@
+"""Unit tests of :mod:`ragkit.pipeline.answerability`: the decision between answering and abstaining
+from the retrieval gauge and the reader's answerability, and the answerability's round trip."""
+
+from __future__ import annotations
+
+from ragkit.pipeline.answerability import RESCUE, Answerability, decide, from_llm
+
+
+def reader(value: float, retrieval: float, **inputs) -> Answerability:
+    return Answerability(value, 0.4, "reader", inputs, retrieval)
+
+
+def test_the_mean_of_both_gauges_decides():
+    assert decide(False, None, reader(0.9, 0.8)) is None
+    why = decide(False, None, reader(0.1, 0.6, missing_terms=["budget"]))  # mean 0.35 < 0.4
+    assert why and "answer confidence 0.35" in why and "budget" in why
+
+
+def test_a_name_the_evidence_never_mentions_refuses_whatever_the_gauges():
+    why = decide(False, None, reader(0.9, 0.9, missing_subject=True, missing_terms=["github", "star"]))
+    assert why and "never mention “github”" in why
+
+
+def test_a_low_retrieval_gauge_refuses_unless_the_reader_found_a_strong_answer():
+    assert decide(True, "retrieval confidence 0.22 is below", reader(0.6, 0.22)).startswith("retrieval")
+    assert decide(True, "retrieval confidence 0.22 is below", reader(RESCUE, 0.22)) is None  # rescued
+
+
+def test_a_models_i_dont_know_is_an_abstention_and_a_grader_share_is_shown():
+    assert decide(False, None, from_llm(True, {}, 0.4)) == "the model found no answer in the sources"
+    graded = from_llm(False, {"grades": [{"relevant": True}, {"relevant": False}]}, 0.4)
+    assert graded.value == 0.5 and graded.basis == "grader" and decide(False, None, graded) is None
+    assert from_llm(False, {}, 0.4).value is None  # not measured
+
+
+def test_it_round_trips_with_its_retrieval_gauge():
+    a = reader(0.7, 0.5, expects="number", kind_found=True)
+    back = Answerability.from_dict(a.to_dict())
+    assert back == a and back.answer_confidence == a.answer_confidence == 0.6
