@@ -33,6 +33,7 @@ from ragkit.core.errors import RagkitError
 from ragkit.evaluation.metric_names import LOWER_IS_BETTER, PER_QUESTION_METRICS
 from ragkit.evaluation.question_runner import QuestionRunner
 from ragkit.evaluation.questionsets import QuestionSet, load_question_set
+from ragkit.evaluation.result import ConfigResult, EvalRun
 from ragkit.evaluation.runners import BeirRunner, ConfigRun, Progress
 from ragkit.evaluation.stats import compare_paired
 from ragkit.pipeline.config import PipelineConfig
@@ -54,7 +55,7 @@ def run_interleaved(
     return [r.finish() for r in runners]
 
 
-def evaluate_configs(
+def run_configs(
     dataset: str | Path | QuestionSet,
     configs: Sequence[PipelineConfig],
     limit: int | None = None,
@@ -69,7 +70,7 @@ def evaluate_configs(
     judge2: Any = None,
     judge_metrics: Sequence[str] = (),
     cite_decide: Any = None,
-) -> dict[str, Any]:
+) -> EvalRun:
     """Run every config over the question set and compare every pair on every per-question metric.
 
     ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
@@ -138,38 +139,41 @@ def evaluate_configs(
             comparisons.append({"a": names_ab[0], "b": names_ab[1], "metric": m, **res.to_dict(*names_ab)})
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     run_id = uuid.uuid4().hex[:10]  # unique even for two runs of the same set in the same second
-    return {
-        "run_id": run_id,
-        "created_at": created,
-        "dataset": qset.source,
-        "dataset_name": qset.name,
-        "dataset_kind": qset.kind,
-        "dataset_hash": qset.hash,
-        "level": qset.level,
-        "params": {**qset.params, "limit": limit},
-        "ragkit_version": __version__,
-        "questions": len(runs[0].per_question),
-        "question_set": (
-            [q.to_list() for q in qset.questions] if qset.kind in ("questions", "labels") else None
-        ),
-        "metric_names": metric_names,
-        "lower_is_better": sorted(LOWER_IS_BETTER),
-        "configs": [
-            {
-                "name": r.config.name,
-                "hash": r.config.cache_key(),
-                "config": r.config.to_dict(),
-                "models": r.models,
-                "metrics": r.metrics,
-                "counts": r.counts,
-                "latency_ms": r.latency_ms,
-                "stage_latency_ms": r.stage_latency_ms,
-                "tokens": r.tokens,
-                "calibration": r.calibration,
-                "judge_agreement": r.judge_agreement,
-                "per_question": r.per_question,
-            }
+    return EvalRun(
+        run_id,
+        created,
+        qset.source,
+        qset.name,
+        qset.kind,
+        qset.hash,
+        qset.level,
+        {**qset.params, "limit": limit},
+        __version__,
+        len(runs[0].per_question),
+        [q.to_list() for q in qset.questions] if qset.kind in ("questions", "labels") else None,
+        metric_names,
+        sorted(LOWER_IS_BETTER),
+        [
+            ConfigResult(
+                r.config.name,
+                r.config.cache_key(),
+                r.config,
+                r.models,
+                r.metrics,
+                r.counts,
+                r.latency_ms,
+                r.stage_latency_ms,
+                r.tokens,
+                r.calibration,
+                r.judge_agreement,
+                r.per_question,
+            )
             for r in runs
         ],
-        "comparisons": comparisons,
-    }
+        comparisons,
+    )
+
+
+def evaluate_configs(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    """:func:`run_configs` as the JSON-shaped dict that saved runs, exports and the pages use."""
+    return run_configs(*args, **kwargs).to_dict()

@@ -181,6 +181,11 @@ def test_csv_set_over_a_collection_and_rerun(collection, tmp_path):
     root = tmp_path / "eval"
     result = evaluate_configs(qset, [bm25, dense], index_root=str(root))
     assert result["question_set"] and result["params"]["collection"] == "tiny"
+    # the result is a typed object in JSON form: it round-trips, configs back as PipelineConfigs
+    from ragkit.evaluation.result import EvalRun
+
+    typed = EvalRun.from_dict(json.loads(json.dumps(result)))
+    assert typed.to_dict() == json.loads(json.dumps(result)) and typed.config("dense").config == dense
     for c in result["configs"]:
         assert c["counts"]["ndcg@10"] == 5 and c["counts"]["idk_when_absent"] == 1
         # source-level metrics agree with ir-measures run directly on the stored hits
