@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -122,3 +123,19 @@ def build_tiny_cross_encoder(path: Path, words: set[str]) -> Path:
     BertForSequenceClassification(config).save_pretrained(path)
     BertTokenizerFast(vocab_file=str(path / "vocab.txt")).save_pretrained(path)
     return path
+
+
+def sample_answer(text: str = "Sholes patented it in 1868 [1].") -> Any:
+    """A small answer with one hit, one citation and a confidence (for JSON and workspace tests)."""
+    from ragkit.core.types import Chunk, Hit, Span
+    from ragkit.pipeline.answer import Answer
+
+    chunk = Chunk("d-k-00001", "d", "a.pdf", 1, "Sholes patented the typewriter in 1868.", (Span(2, 10, 49),))
+    hit = Hit(chunk, 1, 0.03, "rrf", {"rrf": 0.03, "bm25": 4.2}, {"rrf": 1, "bm25": 2}, cosine=0.61)
+    from ragkit.pipeline.answer import Citation
+    from ragkit.pipeline.confidence import retrieval_confidence
+
+    return Answer(
+        "Who?", "Who?", text, False, None, [Citation(1, chunk.chunk_id, "a.pdf", 2)], [], False, [hit],
+        retrieval_confidence([hit]), "extractive", "m", "rag", "abc", timings_ms={"total": 12.5},
+    )  # fmt: skip

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import textwrap
 import time
 from pathlib import Path
 
@@ -15,49 +11,10 @@ from ragkit.index.ingest import ingest_paths, open_or_create
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import SlidingChunker
 from tests.adversarial import MAX_MB, make_batch
+from tests.ingest_processes import finish, run_ingest
 from tests.web_servers import FIXTURES, PageServer
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-INGEST_SCRIPT = textwrap.dedent(
-    """
-    import json, sys, time
-    sys.path.insert(0, {root!r})
-    from tests.conftest import FakeEmbedder
-    from ragkit.index.ingest import ingest_paths, open_or_create
-
-    class Slow(FakeEmbedder):
-        def embed(self, texts, progress=None):
-            time.sleep({sleep})  # both writers are mid-ingest at once
-            return super().embed(texts, progress)
-
-    emb = Slow()
-    store, chunker = open_or_create({index!r}, emb, None)
-    report = ingest_paths(store, {files!r}, chunker, emb, {max_mb}, follow_symlinks={follow})
-    print(json.dumps(report.to_dict()))
-    """
-)
-
-
-def run_ingest(index: Path, files: list[Path], sleep: float = 0.0, max_mb: float = 50, follow=False):
-    script = INGEST_SCRIPT.format(
-        root=str(ROOT),
-        index=str(index),
-        files=[str(f) for f in files],
-        sleep=sleep,
-        max_mb=max_mb,
-        follow=follow,
-    )
-    return subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-
-def finish(proc: subprocess.Popen, timeout: float = 120) -> dict:
-    out, err = proc.communicate(timeout=timeout)
-    assert proc.returncode == 0, err[-3000:]
-    return json.loads(out)
 
 
 def test_adversarial_batch_no_crash_no_hang_errors_name_their_files_nothing_good_lost(tmp_path):

@@ -17,6 +17,7 @@ from ragkit.index.maintenance import list_indexes
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import SentenceChunker, SlidingChunker
 from tests.conftest import FakeEmbedder, run_ragkit
+from tests.ingest_processes import finish, run_ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -257,46 +258,6 @@ def test_cli_ingest_json_report_and_exit_code(tmp_path):
     # usage errors
     proc = run_ragkit("ingest", "--index", str(tmp_path / "i"), "--window", "3", str(good))
     assert proc.returncode == 1 and "--window needs --chunker" in proc.stderr
-
-
-INGEST_SCRIPT = textwrap.dedent(
-    """
-    import json, sys, time
-    sys.path.insert(0, {root!r})
-    from tests.conftest import FakeEmbedder
-    from ragkit.index.ingest import ingest_paths, open_or_create
-
-    class Slow(FakeEmbedder):
-        def embed(self, texts, progress=None):
-            time.sleep({sleep})  # both writers are mid-ingest at once
-            return super().embed(texts, progress)
-
-    emb = Slow()
-    store, chunker = open_or_create({index!r}, emb, None)
-    report = ingest_paths(store, {files!r}, chunker, emb, {max_mb}, follow_symlinks={follow})
-    print(json.dumps(report.to_dict()))
-    """
-)
-
-
-def run_ingest(index: Path, files: list[Path], sleep: float = 0.0, max_mb: float = 50, follow=False):
-    script = INGEST_SCRIPT.format(
-        root=str(ROOT),
-        index=str(index),
-        files=[str(f) for f in files],
-        sleep=sleep,
-        max_mb=max_mb,
-        follow=follow,
-    )
-    return subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-
-def finish(proc: subprocess.Popen, timeout: float = 120) -> dict:
-    out, err = proc.communicate(timeout=timeout)
-    assert proc.returncode == 0, err[-3000:]
-    return json.loads(out)
 
 
 READER_WRITER = textwrap.dedent(

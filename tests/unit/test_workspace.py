@@ -5,21 +5,8 @@ from __future__ import annotations
 import threading
 
 from ragkit.app.workspace import Workspace, chat_markdown, last_collection, remember_collection
-from ragkit.core.types import Chunk, Hit, Span
-from ragkit.pipeline.answer import Answer
 from ragkit.pipeline.config import PipelineConfig
-
-
-def _answer(text: str = "Sholes patented it in 1868 [1].") -> Answer:
-    chunk = Chunk("d-k-00001", "d", "a.pdf", 1, "Sholes patented the typewriter in 1868.", (Span(2, 10, 49),))
-    hit = Hit(chunk, 1, 0.03, "rrf", {"rrf": 0.03, "bm25": 4.2}, {"rrf": 1, "bm25": 2}, cosine=0.61)
-    from ragkit.pipeline.answer import Citation
-    from ragkit.pipeline.confidence import retrieval_confidence
-
-    return Answer(
-        "Who?", "Who?", text, False, None, [Citation(1, chunk.chunk_id, "a.pdf", 2)], [], False, [hit],
-        retrieval_confidence([hit]), "extractive", "m", "rag", "abc", timings_ms={"total": 12.5},
-    )  # fmt: skip
+from tests.conftest import sample_answer as _answer
 
 
 def test_workspace_keeps_configs_chats_and_comparisons(tmp_path):
