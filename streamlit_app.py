@@ -2,9 +2,13 @@
 
 from pathlib import Path
 
-import streamlit as st
+from ragkit.core.threads import quiet_openmp
 
-from ui import sidebar, state
+quiet_openmp()  # before torch or FAISS load: idle OpenMP threads must not spin beside a page's work
+
+import streamlit as st  # noqa: E402
+
+from ui import sidebar, state  # noqa: E402
 
 PAGES = Path(__file__).resolve().parent / "pages"  # absolute: the app runs from any working directory
 

@@ -52,35 +52,48 @@ if ws is not None:
             "Export Markdown", chat_markdown(chat), f"ragkit-chat-{chat['id']}.md", "text/markdown"
         )
 
-history: list[Message] = []
-for i, turn in enumerate(chat["turns"]):
-    with st.chat_message("user"):
-        st.markdown(widgets.text_md(turn["question"]))
-    with st.chat_message("assistant"):
-        if turn.get("error"):
-            st.error(turn["error"])
-            continue
-        answer = Answer.from_dict(turn["answer"])
-        answers.render_answer(answer, collection, key=f"{chat['id']}-t{i}")
-        history += [Message("user", turn["question"]), Message("assistant", answer.text)]
-
+# the chat so far is drawn into this box *after* a new question has been answered: the answer's work runs
+# while the page is idle, so its stage timings are the work's, not the work's plus the drawing's
+past = st.container()
+live = st.container()
 question = st.chat_input("Ask a question about the documents", disabled=not ready)
+earlier = list(chat["turns"])  # before this question's turn is appended
+history: list[Message] = []
+for turn in earlier:
+    if not turn.get("error"):
+        history += [Message("user", turn["question"]), Message("assistant", turn["answer"]["answer"])]
+
 if question and ready and ws is not None:
-    with st.chat_message("user"):
-        st.markdown(widgets.text_md(question))
-    with st.chat_message("assistant"):
-        key = f"{chat['id']}-t{len(chat['turns'])}"
-        try:
-            (pipe,) = widgets.pipelines(collection, [cfg])
-            with st.spinner("Searching the collection…"):
-                prep = pipe.prepare(question, history)
-            placeholder = st.empty()
-            with placeholder.container(), st.spinner("Writing the answer…"):
-                text = st.write_stream(pipe.stream(prep))
-            answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
-            placeholder.empty()
-            answers.render_answer(answer, collection, key=key)
-            ws.append_turn(chat["id"], {"question": question, "answer": answer.to_dict()})
-        except RagkitError as e:
-            st.error(str(e))
-            ws.append_turn(chat["id"], {"question": question, "answer": None, "error": str(e)})
+    with live:
+        with st.chat_message("user"):
+            st.markdown(widgets.text_md(question))
+        with st.chat_message("assistant"):
+            key = f"{chat['id']}-t{len(earlier)}"
+            try:
+                (pipe,) = widgets.pipelines(collection, [cfg])
+                with st.spinner("Searching the collection…"):
+                    prep = pipe.prepare(question, history)
+                placeholder = st.empty()
+                with placeholder.container(), st.spinner("Writing the answer…"):
+                    text = st.write_stream(pipe.stream(prep))
+                answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
+                placeholder.empty()
+                answers.render_answer(answer, collection, key=key)
+                ws.append_turn(chat["id"], {"question": question, "answer": answer.to_dict()})
+            except RagkitError as e:
+                st.error(str(e))
+                ws.append_turn(chat["id"], {"question": question, "answer": None, "error": str(e)})
+
+with past:
+    for i, turn in enumerate(earlier):
+        with st.chat_message("user"):
+            st.markdown(widgets.text_md(turn["question"]))
+        with st.chat_message("assistant"):
+            if turn.get("error"):
+                st.error(turn["error"])
+                continue
+            # the latest answer with its charts; earlier ones state the same figures in a line
+            latest = i == len(earlier) - 1 and not (question and ready)
+            answers.render_answer(
+                Answer.from_dict(turn["answer"]), collection, key=f"{chat['id']}-t{i}", compact=not latest
+            )

@@ -6,7 +6,7 @@ import io
 
 import streamlit as st
 
-from ragkit.app.compare import batch_summary, compare_question, parse_questions
+from ragkit.app.compare import batch_summary, compare_question, parse_batch
 from ragkit.app.presentation import hit_rows
 from ragkit.core.errors import RagkitError
 from ragkit.pipeline.answer import Answer
@@ -42,7 +42,8 @@ def show_comparison(stored: dict) -> None:
     m3.metric("Rank-biased overlap", f"{cmp.rbo:.2f}")
     st.caption(
         "Hits of A and B count as shared when they hold the same passage: the same chunk, or (different "
-        "chunkers) at least half of either chunk's text in common."
+        "chunkers) at least half of either chunk's text in common. Shift: how many places a shared passage "
+        "moved; positive, it ranks higher in this config's list than in the other's."
     )
     latency_max = max(a.latency_ms, b.latency_ms)
     left, right = st.columns(2)
@@ -98,28 +99,35 @@ with single:
         show_comparison(stored)
 
 with batch:
-    text = st.text_area("Questions, one per line", height=150, key="batch_text")
-    up = st.file_uploader("…or a .txt (one per line) / .csv (a 'question' column)", type=["txt", "csv"])
+    previous = state.get(state.BATCH_RESULT) or (ws.get("batch") if ws is not None else None) or {}
+    text = st.text_area(
+        "Questions, one per line", height=150, key=widgets.seed("batch_text", previous.get("text", ""))
+    )
+    up = st.file_uploader(
+        "…or a .txt (one per line) / .csv (a 'question' column; with 'gold_answer', Better is filled in)",
+        type=["txt", "csv"],
+    )
     if st.button("Run batch"):
         try:
             if up is not None:
-                questions = parse_questions(up.getvalue().decode("utf-8", "replace"), up.name)
+                questions = parse_batch(up.getvalue().decode("utf-8-sig", "replace"), up.name)
             else:
-                questions = parse_questions(text)
+                questions = parse_batch(text)
             if not questions:
                 st.warning("No questions given.")
             else:
                 pa, pb = widgets.pipelines(collection, [cfg_a, cfg_b])
                 progress = st.progress(0.0, text="Comparing…")
                 results = []
-                for i, q in enumerate(questions):
-                    r = compare_question(pa, pb, q, swap=i % 2 == 1)  # alternate who goes first
+                for i, (q, gold) in enumerate(questions):
+                    r = compare_question(pa, pb, q, swap=i % 2 == 1, gold=gold)  # alternate who goes first
                     collection.save_comparison(r.record(cfg_a, cfg_b))
                     results.append(r)
                     progress.progress((i + 1) / len(questions), text=f"question {i + 1}/{len(questions)}")
                 progress.empty()
                 saved = {
-                    "rows": [r.row() | {"better": ""} for r in results],
+                    "rows": [r.row() | {"better": r.gold_verdict()} for r in results],
+                    "text": text if up is None else "",
                     "config_a": cfg_a.to_dict(),
                     "config_b": cfg_b.to_dict(),
                 }
@@ -148,6 +156,10 @@ with batch:
             st.session_state[state.BATCH_RESULT] = saved
             if ws is not None:
                 ws.set_value("batch", saved)
+        st.caption(
+            "Better: filled in from the gold answer when the batch file has one (the answer that contains "
+            "it; an abstention contains none; both or neither: tie). Change any judgement by hand."
+        )
         summary = batch_summary(edited)
         st.subheader("Summary")
         st.dataframe([summary], hide_index=True, width="stretch")

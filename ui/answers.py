@@ -26,9 +26,12 @@ def render_answer(
     show_text: bool = True,
     latency_max: float | None = None,
     gauge_title: str = "Retrieval confidence",
+    compact: bool = False,
 ) -> None:
     """The answer (citations as links that open their passage), warnings, the cited passages, the gauge,
-    the latency bar and every stage score of every retrieved chunk."""
+    the latency bar and every stage score of every retrieved chunk. ``compact`` (earlier turns of a chat)
+    states the gauges and timings in one line instead of three charts: a browser draws a long chat's
+    dozens of charts slowly, and the figures are the same."""
     st.markdown(CITATION_CSS, unsafe_allow_html=True)
     style = getattr(answer, "prompt_style", "numbered")
     check = citation_check(answer)
@@ -53,6 +56,36 @@ def render_answer(
     if answer.mode == "no_retrieval":
         st.caption("No-retrieval baseline: the plain LLM, no sources.")
         return
+    if compact:
+        st.caption(scores_line(answer))
+    else:
+        _charts(answer, key, latency_max, gauge_title)
+    _searched_and_notes(answer)
+    with st.expander(f"Retrieved chunks ({len(answer.hits)}) with every stage score"):
+        st.dataframe(
+            hit_rows(answer.hits),
+            hide_index=True,
+            width="stretch",
+            key=f"{key}_hits",
+            column_config={"text": st.column_config.TextColumn("text", width="large")},
+        )
+
+
+def scores_line(answer: Any) -> str:
+    """The gauges and the stage timings in one line (the charts' figures, for a compact turn)."""
+    parts = []
+    if answer.confidence is not None:
+        c = answer.confidence
+        kind = "calibrated probability" if c.calibration else "raw score, not calibrated"
+        parts.append(f"Retrieval confidence {c.value:.2f} ({c.band}, {kind})")
+    a = answer.answerability
+    parts.append("Answerability not measured" if a is None else f"Answerability {a.value:.2f}")
+    stages = [f"{k} {v:.0f}" for k, v in answer.timings_ms.items() if k not in ("total", "load")]
+    parts.append(f"{answer.latency_ms:.0f} ms" + (f" ({', '.join(stages)})" if stages else ""))
+    return " · ".join(parts)
+
+
+def _charts(answer: Any, key: str, latency_max: float | None, gauge_title: str) -> None:
     col1, col2, col3 = st.columns([1, 1, 1])
     col1.plotly_chart(
         confidence_gauge(answer.confidence, title=gauge_title), key=f"{key}_gauge", width="stretch"
@@ -62,6 +95,9 @@ def render_answer(
     col2.plotly_chart(answerability_gauge(answer.answerability), key=f"{key}_ans", width="stretch")
     col2.caption("Retrieval confidence: is the topic there? Answerability: is the answer there?")
     col3.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
+
+
+def _searched_and_notes(answer: Any) -> None:
     searched = answer.trace.get("retriever")
     if answer.mode == "rag":
         follow = answer.trace.get("follow_up") or {}
@@ -73,14 +109,6 @@ def render_answer(
     if answer.timings_ms.get("load", 0) > 50:
         notes.append(f"model load {answer.timings_ms['load']:.0f} ms (not counted in the total)")
     st.caption(" · ".join(notes))
-    with st.expander(f"Retrieved chunks ({len(answer.hits)}) with every stage score"):
-        st.dataframe(
-            hit_rows(answer.hits),
-            hide_index=True,
-            width="stretch",
-            key=f"{key}_hits",
-            column_config={"text": st.column_config.TextColumn("text", width="large")},
-        )
 
 
 def citation_check(answer: Any) -> Any:

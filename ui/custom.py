@@ -104,9 +104,16 @@ def calibration(where: Any, which: str, cfg: PipelineConfig) -> None:
     if not cfg.confidence_calibration:
         where.caption("Gauge not calibrated: a score, not a probability (calibrate it on the Evaluate page).")
         return
-    from ragkit.pipeline.calibration import CalibrationMap
+    from ragkit.pipeline.calibration import CalibrationMap, scope_name
 
-    where.caption("Gauge " + CalibrationMap.from_dict(cfg.confidence_calibration).describe() + ".")
+    cmap = CalibrationMap.from_dict(cfg.confidence_calibration)
+    where.caption("Gauge " + cmap.describe() + ".")
+    active = st.session_state.get(state.COLLECTION)
+    if active and not cmap.applies_to(scope_name(active, "")):
+        where.warning(
+            f"Fitted on {cmap.scope.split(':', 1)[-1]!r}, not on this collection ({active!r}): the raw gauge "
+            "is shown here."
+        )
     if where.button("Use the raw gauge", key=f"cfg{which}_uncal", help="Drop the calibration map."):
         set_field(which, "confidence_calibration", None)
 

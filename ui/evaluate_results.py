@@ -10,7 +10,7 @@ import streamlit as st
 from ragkit.app.charts import intent_chart, quality_latency_chart, reliability_diagram, risk_coverage_chart
 from ragkit.app.compare import compare_question
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation import answer_metrics, report
+from ragkit.evaluation import answer_metrics, pareto, report, report_markdown
 from ragkit.evaluation.runs import pipelines_for
 from ragkit.index.collections import default_root
 from ui import resources, state, widgets
@@ -53,11 +53,16 @@ def show_charts(result: dict, names: list[str], metric: str, prefix: str = "eval
         key=f"{prefix}_chart_metric",
     )
     c1, c2 = st.columns(2)
-    points = report.quality_latency_points(result, chart_metric)
+    points = pareto.quality_latency_points(result, chart_metric)
     c1.plotly_chart(
-        quality_latency_chart(points, report.pareto_front(points), chart_metric),
+        quality_latency_chart(points, pareto.pareto_front(points), chart_metric),
         key=f"{prefix}_pareto",
         width="stretch",
+    )
+    c1.caption(
+        "Bars: latency interquartile range over the questions; 95 % interval of the mean. A config beats "
+        "another only beyond both. "
+        + " ".join(f"{a} and {b} overlap on both axes." for a, b in pareto.overlapping(points))
     )
     slices = report.intent_slices(result, chart_metric)
     c2.plotly_chart(intent_chart(slices, names, chart_metric), key=f"{prefix}_intent", width="stretch")
@@ -116,8 +121,10 @@ def show_result(collection, result: dict, prefix: str = "eval") -> None:
     st.dataframe(report.metric_table(result), hide_index=True, width="stretch", key=f"{prefix}_metrics")
     st.markdown("**Paired comparisons** (B − A; bootstrap 95 % CI; Wilcoxon or sign test)")
     rows = report.comparison_rows(result)
+    if rows:
+        st.caption(report.correction_note(result))
     st.dataframe(rows, hide_index=True, width="stretch", key=f"{prefix}_comparisons")
-    metric = report.default_quality_metric(result)
+    metric = report.primary_metric(result)
     for x in rows:
         if x["metric"] == metric:
             st.markdown(f"- **{x['A']} vs {x['B']}** on {metric}: {x['verdict']}")
@@ -180,7 +187,7 @@ def show_result(collection, result: dict, prefix: str = "eval") -> None:
     )
     e3.download_button(
         "Export Markdown",
-        report.markdown_report(result),
+        report_markdown.markdown_report(result),
         f"ragkit-eval-{result.get('run_id')}.md",
         "text/markdown",
         key=f"{prefix}_md",

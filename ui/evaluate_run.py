@@ -7,6 +7,7 @@ import streamlit as st
 from ragkit.core.errors import RagkitError
 from ragkit.evaluation.answer_metrics import ALL_METRICS, judge_backends
 from ragkit.evaluation.citations_check import llm_support
+from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
 from ragkit.evaluation.questionsets import load_question_set
 from ragkit.evaluation.runner import evaluate_configs
 from ragkit.evaluation.runs import save_run
@@ -14,6 +15,7 @@ from ui import state, widgets
 from ui.configs import config_choices
 from ui.evaluate_results import build_judge, embedders_for, eval_root, progress_callback, show_result
 
+DEFAULT_PRIMARY = "(the set's default)"
 SOURCES = {
     "upload": "Upload a CSV/JSONL (over the active collection)",
     "labels": "Labels saved with the active collection",
@@ -50,6 +52,14 @@ def run_tab(collection) -> None:
     )
     for name in chosen:
         st.caption(f"**{name}**: {widgets.config_summary(choices[name])}")
+    primary = st.selectbox(
+        "Primary metric (declared before the run)",
+        [DEFAULT_PRIMARY, *PER_QUESTION_METRICS],
+        key="eval_primary",
+        help="The comparison the run is decided on: its pairwise tests are corrected together (Holm); every "
+        "other metric's tests are exploratory. Default: ndcg@10 when relevance is labelled, else "
+        "contains_gold.",
+    )
     limit = st.number_input(
         "Only the first N questions (0 = all)", min_value=0, step=10, key=widgets.seed("eval_limit", 0)
     )
@@ -107,6 +117,8 @@ def run_tab(collection) -> None:
                 judge2=judge2,
                 judge_metrics=tuple(jmetrics) if judge is not None else (),
                 cite_decide=cite_decide,
+                primary_metric=None if primary == DEFAULT_PRIMARY else primary,
+                offline_fallbacks=True,  # as the sidebar: a preset needing a key runs offline, and says so
             )
             bar.empty()
             saved = save_run(result, eval_root())

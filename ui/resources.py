@@ -13,6 +13,7 @@ from ragkit.index.embeddings import Embedder
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import chunker_for
 from ragkit.llms import LLMS, build_llm
+from ragkit.pipeline.calibration import scope_name
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import fields_of
 from ragkit.pipeline.rag import RagPipeline
@@ -103,4 +104,12 @@ def pipeline(
     store = index(collection, config, progress)
     emb = embedder(config.embedding_model)
     llm = in_process_llm(config.llm, config.llm_model) if LLMS.component(config.llm).in_process else None
-    return RagPipeline(config, store, emb, llm=llm, api_key=api_key, retriever=retriever(store, config))
+    return RagPipeline(
+        config,
+        store,
+        emb,
+        llm=llm,
+        api_key=api_key,
+        retriever=retriever(store, config),
+        scope=scope_name(collection.name, ""),
+    )

@@ -68,21 +68,25 @@ def collection_picker() -> None:
 
 
 def _new_collection() -> None:
+    # the store choice sits outside the form, so choosing a Qdrant server shows its URL field at once
+    where = st.sidebar.selectbox(
+        "Vectors in",
+        list(STORE_CHOICES),
+        key="new_collection_store",
+        help="Where a new collection keeps its vectors: local files (FAISS), Qdrant's engine embedded in "
+        "this process, or a Qdrant server or cluster by URL (its API key from $QDRANT_API_KEY, never "
+        "stored). Fixed per collection.",
+    )
+    kind = STORE_CHOICES[where]
     with st.sidebar.form("new_collection", clear_on_submit=True, border=False):
         new = st.text_input("New collection", placeholder="e.g. papers")
-        where = st.selectbox(
-            "Vectors in",
-            list(STORE_CHOICES),
-            help="Local files (FAISS), Qdrant's engine embedded in this process, or a Qdrant server or "
-            "cluster by URL (its API key from $QDRANT_API_KEY, never stored). Fixed per collection; the "
-            "URL is read only for a Qdrant server.",
-        )
-        uri = st.text_input("Qdrant server URL (server only)", placeholder="http://localhost:6333")
+        uri = ""
+        if kind == "qdrant-server":
+            uri = st.text_input("Qdrant server URL", placeholder="http://localhost:6333")
         if st.form_submit_button("Create") and new.strip():
             try:
                 from ragkit.index.vectorstores import store_spec
 
-                kind = STORE_CHOICES[where]
                 if kind == "qdrant-server" and not uri.strip():
                     raise ConfigError("a Qdrant server collection needs the server's URL")
                 spec = store_spec("qdrant", uri.strip() or None) if kind != "local" else None

@@ -205,17 +205,29 @@ def risk_coverage_chart(configs: Sequence[Mapping[str, Any]]) -> Any:
     return fig
 
 
-def quality_latency_chart(
-    points: Sequence[tuple[str, float, float]], front: Sequence[str], metric: str
-) -> Any:
-    """Each config at (p50 latency, quality); the Pareto-optimal ones are marked and joined by a line."""
+def quality_latency_chart(points: Sequence[Sequence[Any]], front: Sequence[str], metric: str) -> Any:
+    """Each config at (p50 latency, quality) with its intervals as error bars (latency interquartile range,
+    95 % interval of the mean); the Pareto-optimal ones are marked and joined by a line."""
     go = require("plotly.graph_objects", "the app's charts")
 
     on = sorted((p for p in points if p[0] in front), key=lambda p: p[1])
+
+    def bars(i: int, lo: int, hi: int) -> dict[str, Any] | None:
+        if not all(len(p) > hi and p[lo] is not None and p[hi] is not None for p in points):
+            return None
+        return {
+            "type": "data",
+            "symmetric": False,
+            "array": [p[hi] - p[i] for p in points],
+            "arrayminus": [p[i] - p[lo] for p in points],
+        }
+
     fig = go.Figure(
         go.Scatter(
             x=[p[1] for p in points],
             y=[p[2] for p in points],
+            error_x=bars(1, 3, 4),
+            error_y=bars(2, 5, 6),
             mode="markers+text",
             text=[p[0] for p in points],
             textposition="top center",

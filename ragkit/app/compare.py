@@ -139,6 +139,17 @@ class QuestionComparison:
     a: Any  # ragkit.pipeline.Answer (typed loosely to keep this module free of the pipeline import)
     b: Any
     hits: HitComparison
+    gold: tuple[str, ...] = ()  # gold answers from the batch file, when it has them
+
+    def gold_verdict(self) -> str:
+        """Which answer holds a gold answer (SQuAD-normalised; an abstention holds none): "A", "B",
+        "tie" (both or neither), or "" without gold answers."""
+        if not self.gold:
+            return ""
+        from ragkit.evaluation.answers import contains_gold
+
+        hit_a, hit_b = (not x.abstained and contains_gold(x.text, self.gold) > 0 for x in (self.a, self.b))
+        return "A" if hit_a and not hit_b else "B" if hit_b and not hit_a else "tie"
 
     def row(self) -> dict[str, Any]:
         """A flat summary row for the batch table."""
@@ -148,6 +159,8 @@ class QuestionComparison:
 
         return {
             "question": self.question,
+            "gold": " | ".join(self.gold),
+            "by gold": self.gold_verdict(),
             "A confidence": conf(self.a),
             "B confidence": conf(self.b),
             "A abstained": self.a.abstained,
@@ -180,7 +193,9 @@ class QuestionComparison:
         }
 
 
-def compare_question(pipe_a: Any, pipe_b: Any, question: str, *, swap: bool = False) -> QuestionComparison:
+def compare_question(
+    pipe_a: Any, pipe_b: Any, question: str, *, swap: bool = False, gold: Sequence[str] = ()
+) -> QuestionComparison:
     """Ask both pipelines the same question, each cold: models are loaded first (outside any latency)
     and each config embeds its own query, so neither is timed on the other's (or an earlier page's)
     cached work. ``swap`` asks B first (alternate it over a batch so drifts fall on both alike)."""
@@ -193,7 +208,7 @@ def compare_question(pipe_a: Any, pipe_b: Any, question: str, *, swap: bool = Fa
             clear()
         answers[name] = pipe.ask(question)
     a, b = answers["a"], answers["b"]
-    return QuestionComparison(question, a, b, compare_hits(a.hits, b.hits))
+    return QuestionComparison(question, a, b, compare_hits(a.hits, b.hits), tuple(gold))
 
 
 def batch_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -235,17 +250,32 @@ def batch_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def parse_questions(text: str, filename: str | None = None) -> list[str]:
-    """Questions from pasted text (one per line) or an uploaded .txt / .csv (a ``question`` column)."""
+def parse_batch(text: str, filename: str | None = None) -> list[tuple[str, tuple[str, ...]]]:
+    """``(question, gold answers)`` from pasted text (one question per line, ``#`` comments) or an uploaded
+    .txt / .csv (a ``question`` column, optional ``gold_answer`` with several separated by ``|``; SimpleQA's
+    ``problem, answer`` as published)."""
     if filename and filename.lower().endswith(".csv"):
         import csv
         import io
 
         reader = csv.DictReader(io.StringIO(text))
-        field = next((f for f in (reader.fieldnames or []) if f.strip().lower() == "question"), None)
-        if field is None:
+        fields = {f.strip().lower(): f for f in reader.fieldnames or []}
+        q_col = fields.get("question") or fields.get("problem")
+        gold_col = fields.get("gold_answer") or (fields.get("answer") if "problem" in fields else None)
+        if q_col is None:
             from ragkit.core.errors import ConfigError
 
             raise ConfigError(f"{filename}: a CSV of questions needs a 'question' column")
-        return [r[field].strip() for r in reader if (r.get(field) or "").strip()]
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+        out = []
+        for r in reader:
+            q = (r.get(q_col) or "").strip()
+            if q:
+                gold = (r.get(gold_col) or "") if gold_col else ""
+                out.append((q, tuple(g.strip() for g in gold.split("|") if g.strip())))
+        return out
+    return [(line.strip(), ()) for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def parse_questions(text: str, filename: str | None = None) -> list[str]:
+    """The questions of :func:`parse_batch`, without their gold answers."""
+    return [q for q, _ in parse_batch(text, filename)]

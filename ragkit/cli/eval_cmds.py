@@ -79,6 +79,13 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", dest="json_out", default=None, help="write the full result JSON here")
     p.add_argument("--report", default=None, help="write a Markdown report here")
     p.add_argument(
+        "--primary-metric",
+        default=None,
+        help="the metric the run is decided on, declared before it runs: its pairwise tests are corrected "
+        "together (Holm), every other test is exploratory (default: ndcg@10 when relevance is labelled, "
+        "else contains_gold)",
+    )
+    p.add_argument(
         "--offline-fallbacks",
         action="store_true",
         help="swap what cannot run here (an LLM service without key or server, missing weights) for the "
@@ -214,23 +221,15 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:
+    from ragkit.evaluation.comparisons import check_primary
     from ragkit.evaluation.questionsets import load_question_set
-    from ragkit.evaluation.report import markdown_report
+    from ragkit.evaluation.report_markdown import markdown_report
     from ragkit.evaluation.runner import evaluate_configs
     from ragkit.evaluation.runs import save_run
     from ragkit.pipeline.config import PipelineConfig
 
     configs = [PipelineConfig.load(c) for c in args.configs]
-    if args.offline_fallbacks:
-        from ragkit.pipeline.presets import runnable_here
-
-        swapped = []
-        for c in configs:
-            c, notes = runnable_here(c)
-            swapped.append(c)
-            for note in notes:
-                say(f"note: {note}")
-        configs = swapped
+    check_primary(args.primary_metric)
     collection = None
     if args.collection:
         from ragkit.index.collections import Collection
@@ -274,9 +273,15 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             judge2=judge2,
             judge_metrics=metrics,
             cite_decide=cite_decide,
+            primary_metric=args.primary_metric,
+            offline_fallbacks=args.offline_fallbacks,
         )
     finally:
         close()
+    for note in result["params"].get("fallbacks") or []:
+        say(f"note: {note}")
+    for f in result["failures"]:
+        say(f"error: config {f['config']} failed ({f['when']}): {f['error']}; the others finished")
     report = markdown_report(result)
     print(report)
     if args.save:

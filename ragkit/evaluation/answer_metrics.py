@@ -287,35 +287,6 @@ def simpleqa_summary(grades: Sequence[str]) -> dict[str, float]:
     return {"accuracy": acc, "attempted": attempted / n, "accuracy_given_attempted": acc_att, "f_score": f}
 
 
-def load_simpleqa(path: Any) -> list[Any]:
-    """SimpleQA's CSV (``problem, answer, metadata``) as labelled questions (gold answer = ``answer``)."""
-    import csv
-    from pathlib import Path
-
-    from ragkit.core.errors import RagkitError
-    from ragkit.evaluation.datasets import LabelledQuestion
-
-    p = Path(path)
-    try:
-        with open(p, encoding="utf-8-sig", newline="") as f:
-            reader = csv.DictReader(f)
-            fields = {(x or "").strip().lower() for x in reader.fieldnames or []}
-            if not {"problem", "answer"} <= fields:
-                found = ", ".join(sorted(fields))
-                raise RagkitError(
-                    f"{p.name}: a SimpleQA CSV has 'problem' and 'answer' columns (found: {found})"
-                )
-            rows = list(reader)
-    except OSError as e:
-        raise RagkitError(f"{p.name}: cannot read the SimpleQA set ({e.strerror or e})") from None
-    out = []
-    for i, row in enumerate(rows, 1):
-        row = {(k or "").strip().lower(): (v or "") for k, v in row.items()}
-        if row["problem"].strip():
-            out.append(LabelledQuestion(f"s{i:05d}", row["problem"].strip(), (row["answer"].strip(),)))
-    return out
-
-
 def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
     """Spearman's rank correlation of two judges' scores (None with fewer than 3 pairs or no variance)."""
     spearmanr = require("scipy.stats", "judge agreement").spearmanr

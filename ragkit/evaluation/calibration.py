@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.core.optional import require
-from ragkit.pipeline.calibration import CALIBRATION_METHODS, CalibrationMap
+from ragkit.pipeline.calibration import CALIBRATION_METHODS, CalibrationMap, scope_name
 
 
 @dataclass(frozen=True)
@@ -137,6 +137,86 @@ def cross_validated_calibration(
     }
 
 
+#: fewer labelled questions than this and a 10-bin ECE is mostly noise (three questions a bin): no map
+MIN_QUESTIONS = 30
+
+
+def _ece_batch(conf: Any, correct: Any, idx: Any, n_bins: int) -> Any:
+    """ECE of every resample at once: ``idx`` is (resamples, n) indices into ``conf``/``correct``."""
+    import numpy as np
+
+    c, t = conf[idx], correct[idx]
+    b = np.minimum((c * n_bins).astype(int), n_bins - 1)
+    out = np.zeros(idx.shape[0])
+    for k in range(n_bins):
+        m = b == k
+        cnt = m.sum(axis=1)
+        gap = np.abs((t * m).sum(axis=1) - (c * m).sum(axis=1))  # = count * |accuracy - confidence|
+        out += np.where(cnt > 0, gap, 0.0)
+    return out / idx.shape[1]
+
+
+def improvement_interval(
+    raw: Sequence[float],
+    calibrated: Sequence[float],
+    correct: Sequence[float],
+    n_resamples: int = 2000,
+    seed: int = 0,
+    n_bins: int = 10,
+) -> tuple[float, float, float]:
+    """How much lower the calibrated gauge's ECE is than the raw one's (raw − calibrated, the calibrated
+    values out of fold), with a 95 % bootstrap interval resampling the questions."""
+    import numpy as np
+
+    r, c, t = (np.asarray(v, dtype=float) for v in (raw, calibrated, correct))
+    point = expected_calibration_error(list(r), list(t), n_bins) - expected_calibration_error(
+        list(c), list(t), n_bins
+    )
+    idx = np.random.default_rng(seed).integers(0, len(r), size=(n_resamples, len(r)))
+    diffs = _ece_batch(r, t, idx, n_bins) - _ece_batch(c, t, idx, n_bins)
+    return float(point), float(np.quantile(diffs, 0.025)), float(np.quantile(diffs, 0.975))
+
+
+def calibration_offer(
+    confidences: Sequence[float], correct: Sequence[float], method: str = "isotonic", folds: int = 5
+) -> dict[str, Any]:
+    """Whether a map is worth applying, and why: on at least :data:`MIN_QUESTIONS` questions with both
+    outcomes, its cross-validated ECE must beat the raw gauge's beyond the noise (the 95 % bootstrap
+    interval of the improvement above 0). Returns ``offered``, ``why`` and the figures."""
+    n = len(confidences)
+    if n < MIN_QUESTIONS:
+        return {"offered": False, "n": n, "why": (
+            f"{n} labelled questions: a calibration needs at least {MIN_QUESTIONS} (fewer leave about three "
+            "per bin, and the ECE it would improve is mostly noise)")}  # fmt: skip
+    if len(set(correct)) < 2:
+        return {"offered": False, "n": n, "why": (
+            "every question had the same outcome (evidence always or never retrieved): there is nothing "
+            "to calibrate against")}  # fmt: skip
+    cv = cross_validated_calibration(confidences, correct, method, folds)
+    gain, lo, hi = improvement_interval(confidences, cv["calibrated"], correct)
+    figures = {
+        "n": n,
+        "method": method,
+        "folds": cv["folds"],
+        "ece_raw": cv["ece_raw"],
+        "ece_calibrated": cv["ece_calibrated"],
+        "improvement": gain,
+        "improvement_ci": [lo, hi],
+    }
+    before_after = f"{cv['folds']}-fold ECE {cv['ece_raw']:.3f} → {cv['ece_calibrated']:.3f}"
+    if gain <= 0:
+        return {**figures, "offered": False, "why": f"{before_after}: the map makes the gauge no better"}
+    if lo <= 0:
+        return {**figures, "offered": False, "why": (
+            f"{before_after}, but the improvement ({gain:.3f}; 95 % interval {lo:+.3f} to {hi:+.3f}) is "
+            f"within the noise of {n} questions")}  # fmt: skip
+    return {
+        **figures,
+        "offered": True,
+        "why": f"{before_after} (improvement 95 % interval {lo:.3f} to {hi:.3f})",
+    }
+
+
 def fit_calibration(
     confidences: Sequence[float],
     correct: Sequence[float],
@@ -144,19 +224,15 @@ def fit_calibration(
     fitted_on: str = "",
     target: str = "",
     folds: int = 5,
+    scope: str = "",
 ) -> CalibrationMap:
     """Fit the map on every labelled question, stamped with the cross-validated ECE before and after
-    (what a user can expect on questions it was not fitted on)."""
-    if len(confidences) < 2 * max(folds, 2):
-        raise ValueError(
-            f"calibrating needs at least {2 * max(folds, 2)} labelled questions, got {len(confidences)}"
-        )
-    if len(set(correct)) < 2:
-        raise ValueError(
-            "calibrating needs questions whose evidence was retrieved and questions whose evidence was not; "
-            "every question here had the same outcome"
-        )
-    cv = cross_validated_calibration(confidences, correct, method, folds)
+    (what a user can expect on questions it was not fitted on). Refused (ValueError saying why) unless
+    :func:`calibration_offer` offers it: a map that does not beat the raw gauge beyond the noise is not
+    worth applying."""
+    offer = calibration_offer(confidences, correct, method, folds)
+    if not offer["offered"]:
+        raise ValueError(f"no calibration: {offer['why']}")
     fitted = _fit(method, confidences, correct)
     return CalibrationMap(
         method,
@@ -167,9 +243,10 @@ def fit_calibration(
         fitted_on,
         target,
         len(confidences),
-        cv["folds"],
-        cv["ece_raw"],
-        cv["ece_calibrated"],
+        offer["folds"],
+        offer["ece_raw"],
+        offer["ece_calibrated"],
+        scope,
     )
 
 
@@ -178,7 +255,8 @@ def calibrate_from_run(result: dict[str, Any], config_name: str, method: str = "
     questions (the raw gauge against the run's "correct"); returns ``(PipelineConfig, CalibrationMap)``.
 
     Any labelled run will do: a BEIR or SQuAD set, a CSV over the user's collection, or the collection's
-    own labels. The map is stamped with the run and the cross-validated ECE before and after."""
+    own labels. The map is stamped with the run, the cross-validated ECE before and after, and the
+    collection (or dataset) it holds for; it is refused when it would not help (:func:`calibration_offer`)."""
     from dataclasses import replace
 
     from ragkit.pipeline.config import PipelineConfig
@@ -199,6 +277,7 @@ def calibrate_from_run(result: dict[str, Any], config_name: str, method: str = "
         f"dataset sha256 {str(result.get('dataset_hash', ''))[:12]})"
     )
     target = (c.get("calibration") or {}).get("correct_means", "")
-    cmap = fit_calibration(conf, correct, method, fitted_on, target)
+    scope = scope_name(result.get("params", {}).get("collection"), result.get("dataset_name") or "")
+    cmap = fit_calibration(conf, correct, method, fitted_on, target, scope=scope)
     config = PipelineConfig.from_dict(c["config"])
     return replace(config, confidence_calibration=cmap.to_dict()), cmap

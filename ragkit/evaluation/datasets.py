@@ -214,10 +214,15 @@ def _split_quotes(value: object) -> tuple[str, ...]:
     return tuple(dict.fromkeys(x.strip() for x in items if x.strip()))
 
 
+#: SimpleQA's own CSV (``problem, answer, metadata``): the problem is the question, the answer the gold
+SIMPLEQA_COLUMNS = frozenset({"problem", "answer"})
+
+
 def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
     """Questions from a CSV (header row) or JSONL file with ``question`` and optional ``gold_answer``,
     ``relevant_sources`` (several separated by ``;`` or ``|``, or JSON lists), ``evidence`` (quotes of the
-    passages that answer it, separated by ``|``: passage-level relevance) and ``id``.
+    passages that answer it, separated by ``|``: passage-level relevance) and ``id``. SimpleQA's CSV as
+    published (``metadata, problem, answer``) is read as ``question`` and ``gold_answer``.
 
     Raises ``RagkitError`` naming the file and the line for a missing column, bad JSON or an empty question.
     """
@@ -238,8 +243,11 @@ def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
 
         reader = csv.DictReader(io.StringIO(text))
         fields = [f.strip().lower() for f in reader.fieldnames or []]
-        if "question" not in fields:
-            raise RagkitError(f"{filename}: no 'question' column (found: {', '.join(fields) or 'nothing'})")
+        if "question" not in fields and not set(fields) >= SIMPLEQA_COLUMNS:
+            raise RagkitError(
+                f"{filename}: no 'question' column (found: {', '.join(fields) or 'nothing'}); a question set "
+                "has question[, gold_answer, relevant_sources, evidence], or SimpleQA's problem, answer"
+            )
         for n, row in enumerate(reader, 2):
             rows.append((n, {(k or "").strip().lower(): v for k, v in row.items()}))
     else:
@@ -247,6 +255,8 @@ def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
     out: list[LabelledQuestion] = []
     seen: set[str] = set()
     for n, row in rows:
+        if "question" not in row and set(row) >= SIMPLEQA_COLUMNS:  # SimpleQA as published
+            row = {**row, "question": row["problem"], "gold_answer": row["answer"]}
         q = str(row.get("question") or "").strip()
         if not q:
             raise RagkitError(f"{filename}: line {n} has no question")

@@ -1,20 +1,30 @@
-"""Retrieval metrics over ranked runs, computed by ``ir-measures`` (pytrec_eval) on exactly ragkit's order.
+"""Retrieval metrics over ranked runs, each at its name's cutoff, computed on exactly ragkit's order.
 
-**One ranking everywhere.** A run is the list of items in the order ragkit returned them. It is handed to
-pytrec_eval with strictly decreasing scores (n, n-1, …, 1), so no metric breaks ties its own way: with
-raw tied scores (common with RRF: 1/61 + 1/62 either way round) pytrec_eval orders ties by document id
-and other providers differently, and one question could report nDCG@10 = 1.0 beside MRR@10 = 0.5. Every
-measure comes from the same provider for the same reason.
+**One ranking everywhere.** A run is the list of items in the order ragkit returned them; every metric
+reads that list and nothing else, so no metric breaks ties its own way (with raw tied scores, common with
+RRF, evaluation tools order ties by document id and one question could report nDCG@10 = 1.0 beside
+MRR@10 = 0.5).
 
-Every query in the qrels counts: a query with no retrieved item scores 0 on every measure.
+**The cutoff is the name's.** ``mrr@10`` is the reciprocal rank of the first relevant item *within the
+first 10* (0 when it ranks 11th or lower); pytrec_eval, behind ir-measures' ``RR@10``, ignores the cutoff
+for reciprocal rank and reported 1/20 for an item at rank 20. The measures are therefore computed here,
+by their textbook definitions (trec_eval's gains: linear in the grade, log2 discount), and tested for
+parity against ir-measures (pytrec_eval for nDCG and recall, its MS MARCO provider for RR@k).
+
+Every query in the qrels counts: a query with no retrieved item scores 0 on every measure. An item is
+relevant when its grade is at least 1.
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Mapping, Sequence
 
-#: our metric names -> ir-measures names
-MEASURES = {"ndcg@10": "nDCG@10", "recall@10": "R@10", "recall@100": "R@100", "mrr@10": "RR@10"}
+#: every metric name this module knows: ``<measure>@<cutoff>``
+MEASURE_KINDS = ("ndcg", "recall", "mrr")
+#: the metrics a BEIR evaluation reports
+MEASURES = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 
 Run = Mapping[str, float] | Sequence[str]
 
@@ -29,28 +39,55 @@ def ranked(items: Run) -> list[str]:
     return list(dict.fromkeys(items))
 
 
+def parse_metric(name: str) -> tuple[str, int]:
+    """``"ndcg@10"`` -> ``("ndcg", 10)``; anything else is an error naming the known measures."""
+    m = re.fullmatch(r"(ndcg|recall|mrr)@(\d+)", name)
+    if not m or int(m.group(2)) < 1:
+        raise ValueError(f"unknown metric {name!r}: use <{'|'.join(MEASURE_KINDS)}>@<cutoff>, e.g. ndcg@10")
+    return m.group(1), int(m.group(2))
+
+
+def metric_depth(metrics: Sequence[str]) -> int:
+    """How deep a ranking must go for every metric in ``metrics`` to be computed at its cutoff."""
+    return max((parse_metric(m)[1] for m in metrics), default=0)
+
+
+def ndcg_at(order: Sequence[str], grades: Mapping[str, int], k: int) -> float:
+    """nDCG@k: gain = grade, discount log2(rank + 1), over the ideal ordering of the judged grades."""
+    dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(order[:k]) if grades.get(d, 0) > 0)
+    ideal = sorted((g for g in grades.values() if g > 0), reverse=True)[:k]
+    idcg = sum(g / math.log2(i + 2) for i, g in enumerate(ideal))
+    return dcg / idcg if idcg > 0 else 0.0
+
+
+def recall_at(order: Sequence[str], grades: Mapping[str, int], k: int) -> float:
+    """Recall@k: relevant items in the first ``k`` over all relevant items."""
+    relevant = {d for d, g in grades.items() if g > 0}
+    return len(relevant.intersection(order[:k])) / len(relevant) if relevant else 0.0
+
+
+def rr_at(order: Sequence[str], grades: Mapping[str, int], k: int) -> float:
+    """Reciprocal rank of the first relevant item within the first ``k``; 0 when none is there."""
+    return next((1.0 / (i + 1) for i, d in enumerate(order[:k]) if grades.get(d, 0) > 0), 0.0)
+
+
+_MEASURE = {"ndcg": ndcg_at, "recall": recall_at, "mrr": rr_at}
+
+
 def per_query_metrics(
     qrels: Mapping[str, Mapping[str, int]],
     run: Mapping[str, Run],
-    metrics: tuple[str, ...] = tuple(MEASURES),
+    metrics: tuple[str, ...] = MEASURES,
 ) -> dict[str, dict[str, float]]:
     """``{query_id: {metric: value}}`` for every query in ``qrels`` (missing results count as 0).
 
     ``run[q]`` is a ranked list of ids, or a ``{id: score}`` map (see :func:`ranked`).
     """
-    import ir_measures
-
-    measures = [ir_measures.parse_measure(MEASURES[m]) for m in metrics]
-    names = {str(ir_measures.parse_measure(MEASURES[m])): m for m in metrics}
-    out = {qid: dict.fromkeys(metrics, 0.0) for qid in qrels}
-    strict: dict[str, dict[str, float]] = {}
-    for q, items in run.items():
-        order = ranked(items)
-        if q in qrels and order:
-            strict[q] = {d: float(len(order) - i) for i, d in enumerate(order)}
-    qrels = {q: dict(d) for q, d in qrels.items()}
-    for m in ir_measures.pytrec_eval.iter_calc(measures, qrels, strict):
-        out[m.query_id][names[str(m.measure)]] = float(m.value)
+    parsed = [(m, *parse_metric(m)) for m in metrics]
+    out = {}
+    for q, grades in qrels.items():
+        order = ranked(run.get(q, ()))
+        out[q] = {m: _MEASURE[kind](order, grades, k) for m, kind, k in parsed}
     return out
 
 

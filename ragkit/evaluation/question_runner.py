@@ -60,7 +60,7 @@ class QuestionRunner:
             if j is not None and j.embedder is None:
                 j.embedder = self.emb  # answer relevancy and correctness use the pipeline's model
         key = key_for(api_key, config.llm)
-        self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=key)
+        self.pipe = RagPipeline(config, store, self.emb, llm=llm, api_key=key, scope=qset.scope)
         self.load_ms = self.pipe.warm_up()  # model loading is not any question's latency
         self.per_q: dict[str, dict[str, Any]] = {}
         self.runs: dict[str, list[str]] = {}  # question -> ranked units (passages or files)
@@ -108,18 +108,22 @@ class QuestionRunner:
         )
         row.update(dict.fromkeys(PER_QUESTION_METRICS))
         chunks = [h.chunk for h in ans.hits]
-        # retrieval: ragkit's ranking, expanded to labelled passages, or aggregated to relevant files
+        # retrieval metrics: the retrieval stage's whole ranking (to RANKING_DEPTH, whose head the reader
+        # read), expanded to labelled passages or aggregated to relevant files
+        ranking = ans.ranking or ans.hits
+        row["ranking"] = [
+            {"chunk_id": h.chunk_id, "source": h.chunk.source, "score": round(h.score, 6)} for h in ranking
+        ]
+        ranked = [h.chunk for h in ranking]
         if q.evidence:
             row["relevance"] = "passage"
-            self.runs[q.qid] = evidence_ranking(chunks, q.evidence)
+            self.runs[q.qid] = evidence_ranking(ranked, q.evidence)
             row["evidence_precision"] = evidence_precision(chunks, q.evidence)
         elif q.relevant:
             row["relevance"] = "document"
-            self.runs[q.qid] = list(
-                max_by_document([(c.source, h.score) for c, h in zip(chunks, ans.hits, strict=True)], 100)
-            )
+            self.runs[q.qid] = list(max_by_document([(h.chunk.source, h.score) for h in ranking], 100))
         if q.answers:
-            self.gold_runs[q.qid] = gold_ranking([c.text for c in chunks], q.answers)
+            self.gold_runs[q.qid] = gold_ranking([c.text for c in ranked], q.answers)
             row["contains_gold"] = contains_gold(ans.text, q.answers) if answered else 0.0
             row["f1"] = token_f1(ans.text, q.answers) if answered else 0.0
             row["exact_match"] = exact_match(ans.text, q.answers) if answered else 0.0
@@ -130,9 +134,10 @@ class QuestionRunner:
         # calibration target: does the retrieved text hold the evidence? (unlabelled questions: unknown)
         if q.absent and not q.answerable:
             row["evidence_retrieved"] = 0.0
-        elif q.qid in self.runs:
+        elif q.qid in self.runs:  # judged on what the reader read (the gauge's inputs), not the ranking
             rel = {u for u, g in q.qrels().items() if g > 0}
-            row["evidence_retrieved"] = float(any(u in rel for u in self.runs[q.qid]))
+            read = evidence_ranking(chunks, q.evidence) if q.evidence else [c.source for c in chunks]
+            row["evidence_retrieved"] = float(any(u in rel for u in read))
         elif q.answers:
             row["evidence_retrieved"] = contains_gold(" ".join(c.text for c in chunks), q.answers)
         if answered:

@@ -22,6 +22,7 @@ from ragkit.evaluation.datasets import (
     parse_question_file,
     squad_questions,
 )
+from ragkit.pipeline.calibration import scope_name
 
 
 @dataclass
@@ -43,6 +44,12 @@ class QuestionSet:
     @property
     def n(self) -> int:
         return len(self.beir.queries) if self.beir is not None else len(self.questions)
+
+    @property
+    def scope(self) -> str:
+        """Where its questions are asked: the collection's name, or the dataset's (a calibration map fitted
+        on a run of this set holds there)."""
+        return scope_name(self.collection.name if self.collection is not None else None, self.name)
 
 
 def dataset_hash(path: str | Path) -> str:

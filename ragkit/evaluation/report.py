@@ -9,7 +9,6 @@ import csv
 import io
 import statistics
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ragkit.retrievers.intent import INTENTS
@@ -64,8 +63,10 @@ def metric_table(result: dict[str, Any]) -> list[dict[str, Any]]:
         for m in metric_names(result) + extra:
             v = c["metrics"].get(m)
             row[m] = None if v is None else round(v, 4)
-        row["p50 ms"] = round(c["latency_ms"]["p50"], 1)
-        row["p95 ms"] = round(c["latency_ms"]["p95"], 1)
+        lat = c["latency_ms"]
+        row["p50 ms"] = round(lat["p50"], 1)
+        row["IQR ms"] = f"{lat['p25']:.1f}–{lat['p75']:.1f}" if "p25" in lat else None
+        row["p95 ms"] = round(lat["p95"], 1)
         if c.get("tokens"):
             row["tokens (prompt/completion)"] = f"{c['tokens']['prompt']}/{c['tokens']['completion']}"
         rows.append(row)
@@ -88,26 +89,50 @@ def calibration_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
                 "5-fold ECE, isotonic": None
                 if "ece_calibrated" not in cv
                 else round(cv["ece_calibrated"], 4),
+                "map offered": (cal.get("offer") or {}).get("why", ""),
             }
         )
     return rows
 
 
+def primary_metric(result: dict[str, Any]) -> str:
+    """The metric the run declared before it started (older runs: the default quality metric)."""
+    return result.get("primary_metric") or default_quality_metric(result)
+
+
 def comparison_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (pair, metric): the primary metric's pairs first, then the exploratory tests."""
+    primary = primary_metric(result)
+    rows = sorted(result["comparisons"], key=lambda x: x["metric"] != primary)
     return [
         {
             "A": x["a"],
             "B": x["b"],
             "metric": x["metric"],
+            "family": x.get("family") or ("primary" if x["metric"] == primary else "exploratory"),
             "n": x["n"],
             "diff (B − A)": round(x["diff"], 4),
             "95% CI": f"[{x['ci_low']:+.4f}, {x['ci_high']:+.4f}]",
             "p": round(x["p_value"], 4),
+            "p (Holm)": None if x.get("p_holm") is None else round(x["p_holm"], 4),
             "test": x["test"],
             "verdict": x["verdict"],
         }
-        for x in result["comparisons"]
+        for x in rows
     ]
+
+
+def correction_note(result: dict[str, Any]) -> str:
+    """How the run's p-values are corrected, in one sentence for the page and the report."""
+    primary = primary_metric(result)
+    n_primary = sum(1 for x in result["comparisons"] if x["metric"] == primary)
+    n_other = len(result["comparisons"]) - n_primary
+    return (
+        f"Primary metric, declared before the run: {primary} — its {n_primary} pairwise tests are "
+        f"corrected together (Holm); the other {n_other} tests are exploratory, corrected together "
+        "(Holm) and only suggest where to look. A difference is called when the corrected p < 0.05 "
+        "and the bootstrap 95 % CI excludes 0."
+    )
 
 
 def per_question_rows(
@@ -184,30 +209,13 @@ def intent_slices(result: dict[str, Any], metric: str) -> list[dict[str, Any]]:
     return rows
 
 
-def pareto_front(points: Sequence[tuple[str, float, float]]) -> list[str]:
-    """Names of the points no other point dominates (latency no higher and quality no lower, one of them
-    strictly): ``points`` are ``(name, latency, quality)``."""
-    front = []
-    for name, lat, q in points:
-        dominated = any(
-            (lat2 <= lat and q2 >= q) and (lat2 < lat or q2 > q) for n2, lat2, q2 in points if n2 != name
-        )
-        if not dominated:
-            front.append(name)
-    return front
-
-
-def quality_latency_points(result: dict[str, Any], metric: str) -> list[tuple[str, float, float]]:
-    return [
-        (c["name"], c["latency_ms"]["p50"], c["metrics"][metric])
-        for c in result["configs"]
-        if metric in c["metrics"]
-    ]
-
-
 def warnings(result: dict[str, Any]) -> list[str]:
     """What a reader must know before trusting the numbers, in plain words."""
-    out = []
+    out = [
+        f"{f['config']} failed ({f['when']}): {f['error']} — it is left out; the other configs finished."
+        for f in result.get("failures") or []
+    ]
+    out += [f"Ran offline instead: {note}." for note in result.get("params", {}).get("fallbacks") or []]
     n = result["questions"]
     if n < SMALL_SET:
         out.append(
@@ -285,103 +293,3 @@ def level_label(result: dict[str, Any]) -> str:
         "mixed": "passage- and file-level relevance",
         "chunk": "chunk-level relevance",
     }.get(result.get("level", "document"), f"{result.get('level')}-level relevance")
-
-
-def markdown_report(result: dict[str, Any]) -> str:
-    """The run as Markdown: provenance, metric table per config, every comparison with its CI and
-    verdict, calibration, latency per stage, per-intent slices and warnings."""
-    lines = [
-        f"# ragkit evaluation: {Path(result['dataset']).name}",
-        "",
-        f"{result['questions']} questions · {result['dataset_kind']} ({level_label(result)})"
-        f" · dataset sha256 {result['dataset_hash'][:12]} · ragkit {result['ragkit_version']}"
-        + (f" · run {result['run_id']}" if result.get("run_id") else ""),
-        "",
-    ]
-    notes = warnings(result)
-    for w in notes:
-        lines.append(f"> **Warning:** {w}")
-    if notes:
-        lines.append("")
-    table = metric_table(result)
-    cols = list(table[0])
-    lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for row in table:
-        lines.append("| " + " | ".join("–" if row.get(c) is None else f"{row[c]}" for c in cols) + " |")
-    lines += [
-        "",
-        "| a | b | metric | n | diff (b − a) | 95 % CI | p | test | verdict |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for x in result["comparisons"]:
-        lines.append(
-            f"| {x['a']} | {x['b']} | {x['metric']} | {x['n']} | {x['diff']:+.4f} | [{x['ci_low']:+.4f}, "
-            f"{x['ci_high']:+.4f}] | {x['p_value']:.3g} | {x['test']} | {x['verdict']} |"
-        )
-    calibrated = [c for c in result["configs"] if c.get("calibration")]
-    if calibrated:
-        lines += [
-            "",
-            "## Confidence calibration",
-            "",
-            calibrated[0]["calibration"]["correct_means"] + ".",
-            "",
-        ]
-        lines += [
-            "| config | gauge | ECE | 5-fold ECE raw → isotonic | bins (mean confidence → accuracy, n) |",
-            "|---|---|---|---|---|",
-        ]
-        for c in calibrated:
-            cal = c["calibration"]
-            bins = "; ".join(
-                f"{b['mean_confidence']:.2f}→{b['accuracy']:.2f} ({b['count']})"
-                for b in cal["bins"]
-                if b["count"]
-            )
-            cv = cal.get("cross_validated")
-            cv_cell = f"{cv['ece_raw']:.4f} → {cv['ece_calibrated']:.4f}" if cv else "–"
-            gauge = "calibrated" if cal.get("calibrated_gauge") else "raw"
-            lines.append(f"| {c['name']} | {gauge} | {cal['ece']:.4f} | {cv_cell} | {bins} |")
-    judged = [c for c in result["configs"] if c.get("models", {}).get("judge_prompts")]
-    if judged:
-        m = judged[0]["models"]
-        lines += [
-            "",
-            "## Answer judge",
-            "",
-            f"Judge {m['judge']} · prompts sha256 {m['judge_prompts']} · metrics {m.get('judge_metrics', '')}"
-            + (f" · second judge {m['judge2']}" if m.get("judge2") else ""),
-        ]
-        agreeing = [c for c in judged if c.get("judge_agreement")]
-        if agreeing:
-            lines += ["", "| config | metric | agreement | n |", "|---|---|---|---|"]
-            for c in agreeing:
-                for metric, a in c["judge_agreement"].items():
-                    kind = "Cohen's κ" if "cohen_kappa" in a else "Spearman ρ"
-                    v = a.get("cohen_kappa", a.get("spearman"))
-                    cell = "–" if v is None else f"{kind} {v:.3f}"
-                    lines.append(f"| {c['name']} | {metric} | {cell} | {a['n']} |")
-    stages = sorted({s for c in result["configs"] for s in c.get("stage_latency_ms", {})})
-    if stages:
-        lines += ["", "## Latency per stage (p50 / p95 ms)", ""]
-        lines += ["| config | " + " | ".join(stages) + " |", "|---|" + "---|" * len(stages)]
-        for c in result["configs"]:
-            sl = c.get("stage_latency_ms", {})
-            cells = [f"{sl[s]['p50']:.1f} / {sl[s]['p95']:.1f}" if s in sl else "–" for s in stages]
-            lines.append(f"| {c['name']} | " + " | ".join(cells) + " |")
-    metric = default_quality_metric(result)
-    slices = intent_slices(result, metric)
-    names = [c["name"] for c in result["configs"]]
-    lines += [
-        "",
-        f"## By intent ({metric}; descriptive, no test per slice)",
-        "",
-        "| intent | questions | " + " | ".join(names) + " | best |",
-    ]
-    lines.append("|---|---|" + "---|" * len(names) + "---|")
-    for s in slices:
-        cells = " | ".join("–" if s[n] is None else f"{s[n]:.4f}" for n in names)
-        lines.append(f"| {s['intent']} | {s['questions']} | {cells} | {s['best']} |")
-    front = pareto_front(quality_latency_points(result, metric))
-    lines += ["", f"Pareto front (p50 latency vs {metric}): {', '.join(front)}"]
-    return "\n".join(lines) + "\n"

@@ -82,6 +82,10 @@ class EvalRun:
     lower_is_better: list[str]
     configs: list[ConfigResult]
     comparisons: list[dict[str, Any]]
+    #: the metric declared before the run to decide it (its pairs are the confirmatory family)
+    primary_metric: str = ""
+    #: configs that failed (``config``, ``when``, ``error``): the others finished and are reported
+    failures: list[dict[str, str]] = field(default_factory=list)
 
     def config(self, name: str) -> ConfigResult:
         """The result of the config named ``name``."""
@@ -107,6 +111,8 @@ class EvalRun:
             "lower_is_better": self.lower_is_better,
             "configs": [c.to_dict() for c in self.configs],
             "comparisons": self.comparisons,
+            "primary_metric": self.primary_metric,
+            "failures": self.failures,
         }
 
     @classmethod
@@ -127,4 +133,6 @@ class EvalRun:
             list(d.get("lower_is_better") or []),
             [ConfigResult.from_dict(c) for c in d.get("configs") or []],
             list(d.get("comparisons") or []),
+            d.get("primary_metric", ""),
+            list(d.get("failures") or []),
         )

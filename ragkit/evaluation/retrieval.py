@@ -119,12 +119,15 @@ def evaluate_retrieval(
 
 
 def latency_summary(latencies_ms: list[float]) -> dict[str, float]:
-    """p50 and p95 (nearest-rank on the sorted sample) and the mean, in ms."""
+    """The spread of repeated timings, in ms: median, interquartile range (p25, p75), p95 (nearest rank on
+    the sorted sample), mean and how many."""
     if not latencies_ms:
-        return {"p50": 0.0, "p95": 0.0, "mean": 0.0}
+        return {"p50": 0.0, "p25": 0.0, "p75": 0.0, "p95": 0.0, "mean": 0.0, "n": 0}
     s = sorted(latencies_ms)
     p95 = s[min(len(s) - 1, max(0, round(0.95 * len(s)) - 1))]
-    return {"p50": statistics.median(s), "p95": p95, "mean": statistics.fmean(s)}
+    q1, q3 = (s[0], s[0]) if len(s) < 2 else statistics.quantiles(s, n=4, method="inclusive")[::2]
+    return {"p50": statistics.median(s), "p25": q1, "p75": q3, "p95": p95, "mean": statistics.fmean(s),
+            "n": len(s)}  # fmt: skip
 
 
 def query_order(qid: str) -> tuple[int, str]:

@@ -22,7 +22,7 @@ interleaved and each embeds its own query."""
 from __future__ import annotations
 
 import datetime as dt
-import itertools
+import logging
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -30,29 +30,56 @@ from typing import Any
 
 from ragkit import __version__
 from ragkit.core.errors import RagkitError
+from ragkit.evaluation.comparisons import check_primary, compare_runs, default_primary
 from ragkit.evaluation.metric_names import LOWER_IS_BETTER, PER_QUESTION_METRICS
 from ragkit.evaluation.question_runner import QuestionRunner
 from ragkit.evaluation.questionsets import QuestionSet, load_question_set
 from ragkit.evaluation.result import ConfigResult, EvalRun
 from ragkit.evaluation.runners import BeirRunner, ConfigRun, Progress
-from ragkit.evaluation.stats import compare_paired
+from ragkit.llms.base import redact
 from ragkit.pipeline.config import PipelineConfig
 
 
 def run_interleaved(
-    runners: Sequence[Any], limit: int | None, progress: Progress | None = None
+    runners: Sequence[Any],
+    limit: int | None,
+    progress: Progress | None = None,
+    failures: list[dict[str, str]] | None = None,
 ) -> list[ConfigRun]:
     """Step every runner through the same items, question by question, rotating which config goes first,
     so slow drifts of the machine (thermal, other load, caches) fall on all configs alike and their
-    latencies are comparable."""
+    latencies are comparable.
+
+    With ``failures`` given, a runner that raises is stopped and recorded there (``config``, ``when``,
+    ``error``) while the others finish; without it, the error propagates."""
     items = runners[0].items(limit)
-    n = len(runners)
+    live = list(runners)
     for i, item in enumerate(items):
+        n = len(live)
         for k in range(n):
-            runners[(i + k) % n].step(item)
+            r = live[(i + k) % n]
+            try:
+                r.step(item)
+            except Exception as e:
+                if failures is None:
+                    raise
+                failures.append(failure(r.config.name, f"question {i + 1} of {len(items)}", e))
+        live = [r for r in live if not any(f["config"] == r.config.name for f in failures or [])]
+        if not live:
+            break
         if progress:
             progress("questions (all configs, interleaved)", i + 1, len(items))
-    return [r.finish() for r in runners]
+    return [r.finish() for r in live]
+
+
+def failure(config: str, when: str, error: BaseException, *secrets: str | None) -> dict[str, str]:
+    """A failed config's record: which, when, and the error in one line (secrets redacted)."""
+    expected = isinstance(error, RagkitError)  # a named cause; anything else keeps its traceback in the log
+    logging.getLogger(__name__).warning(
+        "config %s failed at %s", config, when, exc_info=None if expected else error
+    )
+    text = str(error) if isinstance(error, RagkitError) else f"{type(error).__name__}: {error}"
+    return {"config": config, "when": when, "error": redact(" ".join(text.split())[:500], *secrets)}
 
 
 def run_configs(
@@ -70,6 +97,8 @@ def run_configs(
     judge2: Any = None,
     judge_metrics: Sequence[str] = (),
     cite_decide: Any = None,
+    primary_metric: str | None = None,
+    offline_fallbacks: bool = False,
 ) -> EvalRun:
     """Run every config over the question set and compare every pair on every per-question metric.
 
@@ -78,7 +107,14 @@ def run_configs(
     :class:`~ragkit.evaluation.answer_metrics.AnswerJudge` scoring ``judge_metrics`` (RAGAS-style names and
     ``simpleqa``); ``judge2`` a second AnswerJudge scoring the same metrics, for agreement.
     ``cite_decide`` replaces the offline citation check with an LLM's (see
-    :func:`~ragkit.evaluation.citations_check.llm_support`).
+    :func:`~ragkit.evaluation.citations_check.llm_support`). ``primary_metric`` is the metric the run is
+    decided on (its pairs are the confirmatory family; every other test is exploratory); by default the
+    set's own (:func:`~ragkit.evaluation.comparisons.default_primary`). With ``offline_fallbacks``, what
+    cannot run here (an LLM service without key or server, missing weights) is swapped for offline parts
+    as the sidebar does (:func:`~ragkit.pipeline.presets.runnable_here`), and the run's params say so.
+
+    A config that fails (while setting up or on a question) is recorded in ``failures`` and the others
+    finish; only when every config fails is it an error.
     """
     from ragkit.evaluation.answer_metrics import ALL_METRICS
 
@@ -97,46 +133,41 @@ def run_configs(
         if isinstance(dataset, QuestionSet)
         else load_question_set(dataset, collection=collection, holdout=holdout)
     )
+    primary = check_primary(primary_metric) or default_primary(qset)
     embedders = embedders if embedders is not None else {}
-    if qset.kind == "beir":
-        runners: list[Any] = [BeirRunner(qset, c, embedders, index_root, progress) for c in configs]
-    else:
-        runners = [
-            QuestionRunner(
-                qset,
-                c,
-                embedders,
-                index_root,
-                progress,
-                api_key=api_key,
-                judge=judge,
-                judge2=judge2,
-                judge_metrics=judge_metrics,
-                cite_decide=cite_decide,
-            )
-            for c in configs
-        ]
-    runs = run_interleaved(runners, limit, progress)
+    notes: list[str] = []
+    if offline_fallbacks:
+        configs, notes = with_fallbacks(configs, api_key)
+    secrets = list(api_key.values()) if isinstance(api_key, Mapping) else [api_key]
+    failures: list[dict[str, str]] = []
+    runners: list[Any] = []
+    for c in configs:
+        try:
+            if qset.kind == "beir":
+                runners.append(BeirRunner(qset, c, embedders, index_root, progress))
+            else:
+                runners.append(
+                    QuestionRunner(
+                        qset,
+                        c,
+                        embedders,
+                        index_root,
+                        progress,
+                        api_key=api_key,
+                        judge=judge,
+                        judge2=judge2,
+                        judge_metrics=judge_metrics,
+                        cite_decide=cite_decide,
+                    )
+                )
+        except Exception as e:
+            failures.append(failure(c.name, "setting up", e, *secrets))
+    runs = run_interleaved(runners, limit, progress, failures) if runners else []
+    if not runs:
+        said = "; ".join(f"{f['config']} ({f['when']}): {f['error']}" for f in failures)
+        raise RagkitError(f"every config failed: {said}")
     metric_names = [m for m in PER_QUESTION_METRICS if any(m in r.counts for r in runs)]
-    comparisons = []
-    for ra, rb in itertools.combinations(runs, 2):
-        for m in metric_names:
-            qids = [
-                q
-                for q in ra.per_question
-                if q in rb.per_question
-                and ra.per_question[q].get(m) is not None
-                and rb.per_question[q].get(m) is not None
-            ]
-            if not qids:
-                continue
-            res = compare_paired(
-                [ra.per_question[q][m] for q in qids],
-                [rb.per_question[q][m] for q in qids],
-                higher_is_better=m not in LOWER_IS_BETTER,
-            )
-            names_ab = (ra.config.name, rb.config.name)
-            comparisons.append({"a": names_ab[0], "b": names_ab[1], "metric": m, **res.to_dict(*names_ab)})
+    comparisons = compare_runs(runs, metric_names, primary)
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     run_id = uuid.uuid4().hex[:10]  # unique even for two runs of the same set in the same second
     return EvalRun(
@@ -147,7 +178,7 @@ def run_configs(
         qset.kind,
         qset.hash,
         qset.level,
-        {**qset.params, "limit": limit},
+        {**qset.params, "limit": limit, **({"fallbacks": notes} if notes else {})},
         __version__,
         len(runs[0].per_question),
         [q.to_list() for q in qset.questions] if qset.kind in ("questions", "labels") else None,
@@ -171,7 +202,24 @@ def run_configs(
             for r in runs
         ],
         comparisons,
+        primary,
+        failures,
     )
+
+
+def with_fallbacks(
+    configs: Sequence[PipelineConfig], api_key: str | Mapping[str, str] | None
+) -> tuple[list[PipelineConfig], list[str]]:
+    """The configs with what cannot run here swapped for offline parts, and a note per swap."""
+    from ragkit.llms import key_for
+    from ragkit.pipeline.presets import runnable_here
+
+    out, notes = [], []
+    for c in configs:
+        c, said = runnable_here(c, key_for(api_key, c.llm))
+        out.append(c)
+        notes += said
+    return out, notes
 
 
 def evaluate_configs(*args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.evaluation.calibration import (
+    calibration_offer,
     cross_validated_calibration,
     expected_calibration_error,
     reliability_bins,
@@ -70,10 +71,13 @@ def calibration_summary(per_q: dict[str, dict[str, Any]]) -> dict[str, Any] | No
         ),
     }
     raw = [v.get("confidence_raw", v["confidence"]) for v in judged]
-    if len(raw) >= 20 and 0 < sum(corr) < len(corr):
+    offer = calibration_offer(raw, corr, "isotonic", 5)
+    out["offer"] = {"offered": offer["offered"], "why": offer["why"]}
+    if "ece_calibrated" in offer:
         cv = cross_validated_calibration(raw, corr, "isotonic", 5)
         out["cross_validated"] = {k: cv[k] for k in ("method", "folds", "n", "ece_raw", "ece_calibrated")}
         out["cross_validated"]["bins_calibrated"] = cv["bins_calibrated"]
+        out["cross_validated"]["improvement_ci"] = offer["improvement_ci"]
     return out
 
 
@@ -137,9 +141,10 @@ class BeirRunner:
         self.lat: dict[str, float] = {}
         self.conf: dict[str, tuple[float, float, float]] = {}  # qid -> (gauge, raw gauge, evidence in top-k)
         self.conf_cfg = ConfidenceConfig(threshold=config.confidence_threshold)
-        self.calibration = (
+        cmap = (
             CalibrationMap.from_dict(config.confidence_calibration) if config.confidence_calibration else None
         )
+        self.calibration = cmap if cmap is not None and cmap.applies_to(qset.scope) else None
 
     def items(self, limit: int | None) -> list[str]:
         return sorted(self.ds.queries, key=query_order)[: limit or None]

@@ -123,7 +123,9 @@ def pipelines_for(
         if n not in by_name:
             raise RagkitError(f"run {saved.get('run_id')} has no config named {n!r}")
         store, emb = index_for(qset, by_name[n], embedders, str(index_root), None)
-        out.append(RagPipeline(by_name[n], store, emb, api_key=key_for(api_key, by_name[n].llm)))
+        out.append(
+            RagPipeline(by_name[n], store, emb, api_key=key_for(api_key, by_name[n].llm), scope=qset.scope)
+        )
     return out
 
 

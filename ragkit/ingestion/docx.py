@@ -23,7 +23,7 @@ def docx_to_document(name: str, data: bytes) -> Document:
         raise DocumentError(
             name, f"not a readable .docx file — corrupt or not Word ({type(e).__name__})"
         ) from None
-    from ragkit.ingestion.tables import table_to_markdown
+    from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
     parts: list[str] = []
     for block in d.iter_inner_content():
@@ -49,7 +49,8 @@ def docx_to_document(name: str, data: bytes) -> Document:
     text = "\n\n".join(parts)
     warnings = [] if text.strip() else ["the document holds no text: nothing to index"]
     title = d.core_properties.title or ""
+    page = Page(1, text, count_markdown_tables(text))
     return Document(
-        sha256_bytes(data)[:16], name, sha256_bytes(data), (Page(1, text),), "docx", tuple(warnings),
+        sha256_bytes(data)[:16], name, sha256_bytes(data), (page,), "docx", tuple(warnings),
         meta={"title": title} if title else {},
     )  # fmt: skip

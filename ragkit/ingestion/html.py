@@ -9,6 +9,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
+from ragkit.ingestion.tables import count_markdown_tables
 
 
 def html_to_document(name: str, data: bytes, url: str | None = None) -> Document:
@@ -56,7 +57,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         sha256_bytes(data)[:16],
         name,
         sha256_bytes(data),
-        (Page(1, text),),
+        (Page(1, text, count_markdown_tables(text)),),
         "html",
         tuple(warnings),
         meta=info,

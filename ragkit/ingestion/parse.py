@@ -76,7 +76,7 @@ def parse_bytes(
         encoding = None
     else:
         text, encoding, warnings = _decode_text(name, data)
-        pages = [Page(number=1, text=text)]
+        pages = text_pages(text)
         if not text.strip():
             warnings.append("the file holds only whitespace: nothing to index")
     doc = Document(
@@ -89,6 +89,17 @@ def parse_bytes(
         encoding=encoding,
     )
     return doc
+
+
+def text_pages(text: str) -> list[Page]:
+    """A text file's pages: form feeds separate them (an RFC's 8 pages are 8 pages, numbered as printed;
+    an empty page keeps its number), each with the Markdown tables it holds."""
+    from ragkit.ingestion.tables import count_markdown_tables
+
+    parts = text.split("\f")
+    if len(parts) > 1 and not parts[-1].strip():
+        parts.pop()  # a form feed that ends the file starts no page
+    return [Page(number=i, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(parts, 1)]
 
 
 def iter_documents(

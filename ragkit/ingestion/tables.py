@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
@@ -44,3 +46,21 @@ def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
         else:
             out.append(cells)
     return out
+
+
+_DELIMITER = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def count_markdown_tables(text: str) -> int:
+    """How many Markdown (pipe) tables ``text`` holds: a row with a ``|`` directly above a delimiter row
+    (``|---|:---:|``); tables inside code fences do not count."""
+    count, fenced, previous = 0, False, ""
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced, previous = not fenced, ""
+            continue
+        if not fenced and "|" in previous and _DELIMITER.match(line) and "-" in line:
+            count += 1
+        previous = line
+    return count

@@ -56,6 +56,9 @@ class Answer:
     prompt_style: str = "numbered"
     #: does the evidence hold the answer (the reader's measure, or a model's "I don't know"), or None
     answerability: Answerability | None = None
+    #: the retrieval stage's whole ranking (to ``RANKING_DEPTH``), which retrieval metrics score; ``hits``
+    #: are its head as the reader read them (not saved with a chat: the hits are)
+    ranking: list[Hit] = field(default_factory=list)
 
     @property
     def latency_ms(self) -> float:
@@ -133,3 +136,7 @@ class Prepared:
     #: the retrieval gauge's reason to abstain, when the reader still runs (its answerability decides)
     gate: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # what the backend reported with its text
+    #: the retrieval stage's ranking to its full depth; ``hits`` is read from its head
+    ranking: list[Hit] = field(default_factory=list)
+    #: milliseconds of work in :meth:`~ragkit.pipeline.rag.RagPipeline.prepare` (model loading excluded)
+    work_ms: float = 0.0

@@ -10,6 +10,11 @@ from typing import Any
 CALIBRATION_METHODS = ("isotonic", "platt")
 
 
+def scope_name(collection: str | None, dataset: str) -> str:
+    """Where a calibration map holds: ``collection:<name>`` over a collection, else ``dataset:<name>``."""
+    return f"collection:{collection}" if collection else f"dataset:{dataset}"
+
+
 @dataclass(frozen=True)
 class CalibrationMap:
     """A fitted map from the raw gauge to a probability, stored as JSON with the config (no pickle).
@@ -17,7 +22,8 @@ class CalibrationMap:
     ``isotonic``: the step points ``(x, y)`` of scikit-learn's isotonic regression, applied by linear
     interpolation and clipped at the ends; ``platt``: ``sigmoid(a * c + b)``. ``fitted_on`` names the
     question set, ``target`` what "correct" meant, and ``ece_raw_cv`` / ``ece_calibrated_cv`` the
-    cross-validated ECE before and after (never fitted and scored on the same questions).
+    cross-validated ECE before and after (never fitted and scored on the same questions). ``scope`` is the
+    collection or dataset it holds for: elsewhere the raw gauge is used.
     """
 
     method: str
@@ -31,6 +37,12 @@ class CalibrationMap:
     folds: int = 0
     ece_raw_cv: float | None = None
     ece_calibrated_cv: float | None = None
+    #: the collection (or dataset) it was fitted on: it is applied there only (empty: anywhere)
+    scope: str = ""
+
+    def applies_to(self, scope: str | None) -> bool:
+        """Whether the map may be applied where ``scope`` is searched (None: the caller does not say)."""
+        return not self.scope or scope is None or scope == self.scope
 
     def apply(self, confidence: float) -> float:
         """The calibrated probability for one raw confidence."""
@@ -88,9 +100,9 @@ class CalibrationMap:
                 raise ValueError("isotonic calibration points must be non-decreasing")
             if not all(0.0 <= v <= 1.0 for v in (*x, *y)):
                 raise ValueError("isotonic calibration points must lie in [0, 1]")
-        extra = {k: d[k] for k in ("fitted_on", "target") if k in d}
+        extra = {k: d[k] for k in ("fitted_on", "target", "scope") if k in d}
         if not all(isinstance(v, str) for v in extra.values()):
-            raise ValueError("calibration fitted_on and target must be strings")
+            raise ValueError("calibration fitted_on, target and scope must be strings")
 
         def opt(k: str) -> float | None:
             v = d.get(k)
@@ -108,4 +120,5 @@ class CalibrationMap:
             int(d.get("folds", 0)),
             opt("ece_raw_cv"),
             opt("ece_calibrated_cv"),
+            str(d.get("scope", ""))[:300],
         )

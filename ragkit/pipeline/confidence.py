@@ -111,6 +111,12 @@ class Confidence:
         top = self.inputs.get("top_signal")
         sig = f" (top chunk {basis} {top:.2f})" if isinstance(top, float) else ""
         relation = "below" if self.abstain else "at or above"
+        raw = self.inputs.get("raw_value")
+        if isinstance(raw, float):  # calibrated: the decision is the raw gauge's
+            return (
+                f"retrieval confidence {raw:.2f} (raw; calibrated probability {self.value:.2f}) is "
+                f"{relation} the threshold {self.threshold:.2f}{sig}"
+            )
         return f"retrieval confidence {self.value:.2f} is {relation} the threshold {self.threshold:.2f}{sig}"
 
     def to_dict(self) -> dict[str, Any]:
@@ -183,11 +189,15 @@ def apply_calibration(
     confidence: Confidence, cmap: Any, config: ConfidenceConfig = DEFAULT_CONFIDENCE
 ) -> Confidence:
     """The gauge after a fitted calibration map (``evaluation.calibration.CalibrationMap``): the value
-    becomes the estimated probability that the retrieved chunks hold the evidence; band and abstention
-    follow the new value; the raw value and what the map was fitted on stay in ``inputs``."""
+    becomes the estimated probability that the retrieved chunks hold the evidence and the band follows
+    it; the raw value and what the map was fitted on stay in ``inputs``.
+
+    **Abstention stays with the raw gauge** and its threshold (the scale the threshold was chosen on): a
+    map fitted where every question had evidence never goes below, say, 0.67, and deciding on it would
+    remove the possibility to abstain altogether."""
     if not confidence.inputs.get("hits"):
         return confidence  # nothing retrieved: 0 stays 0, whatever the map says
     value = min(max(cmap.apply(confidence.value), 0.0), 1.0)
     band = "high" if value >= config.high else "medium" if value >= config.medium else "low"
     inputs = {**confidence.inputs, "raw_value": confidence.value, "calibration": cmap.describe()}
-    return Confidence(value, band, value < config.threshold, config.threshold, inputs)
+    return Confidence(value, band, confidence.abstain, config.threshold, inputs)

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragkit.core.types import Hit, Message
+from ragkit.core.types import Message
 from ragkit.index.store import IndexStore
 from ragkit.llms import capabilities, llm_from_config
 from ragkit.llms.base import LLM, GenerationRequest
@@ -36,8 +36,8 @@ from ragkit.pipeline.prompts import (
     source_url,
     templates_for,
 )
-from ragkit.pipeline.web import web_retriever
-from ragkit.retrievers import describe, retriever_from_config
+from ragkit.pipeline.retrieval import Retrieved, retrieve
+from ragkit.retrievers import retriever_from_config
 from ragkit.retrievers.base import warm_up
 
 
@@ -52,6 +52,8 @@ class RagPipeline:
         api_key: a Groq key held in memory only.
         reranker: a reranker instance to share (e.g. a cached cross-encoder).
         retriever: a retriever built from this config to share (its BM25/FAISS state is built once).
+        scope: the collection (or dataset) searched; a calibration map fitted elsewhere is not applied
+            (None: the caller vouches for the map).
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class RagPipeline:
         reranker: Any | None = None,
         templates: PromptTemplates | None = None,
         retriever: Any | None = None,
+        scope: str | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -79,10 +82,19 @@ class RagPipeline:
         self.retriever = retriever or retriever_from_config(config, store, embedder, reranker)
         self.confidence_config = ConfidenceConfig(threshold=config.confidence_threshold)
         self.calibration = None
+        #: why the config's calibration map is not applied here (fitted on another collection)
+        self.calibration_note: str | None = None
         if config.confidence_calibration is not None:
             from ragkit.pipeline.calibration import CalibrationMap
 
-            self.calibration = CalibrationMap.from_dict(config.confidence_calibration)
+            cmap = CalibrationMap.from_dict(config.confidence_calibration)
+            if cmap.applies_to(scope):
+                self.calibration = cmap
+            else:
+                self.calibration_note = (
+                    f"the gauge's calibration was fitted on {cmap.scope!r}, not {scope!r}: the raw gauge is "
+                    "shown (fit a map on this collection to calibrate it)"
+                )
         self._warm = False
 
     def warm_up(self) -> float:
@@ -154,7 +166,13 @@ class RagPipeline:
         return query
 
     def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
-        """Rewrite, retrieve and score confidence; build the request unless the pipeline abstains."""
+        """Rewrite, retrieve and score confidence; build the request unless the pipeline abstains. The
+        time this took (model loading excluded) is kept as the work before generation."""
+        prep = self._prepare(question, history)
+        prep.work_ms = (time.perf_counter() - prep.started) * 1000
+        return prep
+
+    def _prepare(self, question: str, history: Sequence[Message]) -> Prepared:
         timings: dict[str, float] = {}
         if not self._warm:
             timings["load"] = self.warm_up()
@@ -176,10 +194,12 @@ class RagPipeline:
         query = self.standalone_query(question, history, timings, trace)
         has_query = getattr(self.embedder, "has_query", None)
         cached = ["embed_query"] if has_query is not None and has_query(query) else []
-        hits = self.retrieve(query, timings, trace)
+        ranking, hits = self.retrieve(query, timings, trace)
         confidence = retrieval_confidence(hits, self.confidence_config)
         if self.calibration is not None:
             confidence = apply_calibration(confidence, self.calibration, self.confidence_config)
+        elif self.calibration_note:
+            trace["calibration"] = self.calibration_note
         gate = None
         if confidence.abstain:
             reason = confidence.reason
@@ -187,7 +207,18 @@ class RagPipeline:
                 reason = "no retrieved chunk was graded relevant, even after rewriting the query once"
             if not (hits and self.measures_answerability):
                 return Prepared(
-                    question, query, hits, confidence, None, reason, "rag", timings, started, cached, trace
+                    question,
+                    query,
+                    hits,
+                    confidence,
+                    None,
+                    reason,
+                    "rag",
+                    timings,
+                    started,
+                    cached,
+                    trace,
+                    ranking=ranking,
                 )
             gate = reason  # a reader is cheap: let its answerability decide (see pipeline.answerability)
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
@@ -202,95 +233,24 @@ class RagPipeline:
             self._stop(),
         )
         return Prepared(
-            question, query, hits, confidence, request, None, "rag", timings, started, cached, trace, gate
+            question,
+            query,
+            hits,
+            confidence,
+            request,
+            None,
+            "rag",
+            timings,
+            started,
+            cached,
+            trace,
+            gate,
+            ranking=ranking,
         )
 
-    def retrieve(self, query: str, timings: dict[str, float], trace: dict[str, Any]) -> list[Hit]:
-        """Retrieval with the optional stages of the config; each records what it did in ``trace``."""
-        from ragkit.pipeline import stages
-
-        cfg = self.config
-        queries = [query]
-        if cfg.query_expansion:
-            if not self.capabilities.generative:
-                trace["expansion"] = {"skipped": "query expansion needs a language model backend"}
-            else:
-                t = time.perf_counter()
-                alternatives, parsed = stages.expand_queries(self.llm, query, cfg.query_expansion)
-                timings["expand"] = (time.perf_counter() - t) * 1000
-                queries += alternatives
-                trace["expansion"] = {"queries": alternatives, "parsed": parsed}
-        hits = self._search(queries, timings, trace)
-        hits = self._answers_for_questions(hits, trace)
-        if cfg.relevance_grader:
-            grader = stages.make_grader(self.llm, cfg.grader_threshold)
-            t = time.perf_counter()
-            grades = grader.grade(query, hits)
-            timings["grade"] = (time.perf_counter() - t) * 1000
-            trace["grader"] = grader.kind
-            trace["grades"] = [g.to_dict() for g in grades]
-            trace["first_retrieval"] = [h.chunk_id for h in hits]
-            kept = [h for h, g in zip(hits, grades, strict=True) if g.relevant]
-            if not kept:
-                t = time.perf_counter()
-                new_query, how = stages.rewrite_query(self.llm, query, hits)
-                timings["rewrite"] = timings.get("rewrite", 0.0) + (time.perf_counter() - t) * 1000
-                hits = self._answers_for_questions(self._search([new_query], timings, trace), trace)
-                t = time.perf_counter()
-                grades = grader.grade(new_query, hits)
-                timings["grade"] += (time.perf_counter() - t) * 1000
-                trace["rewrite"] = {"query": new_query, "how": how}
-                trace["second_retrieval"] = [h.chunk_id for h in hits]
-                trace["retry_grades"] = [g.to_dict() for g in grades]
-                kept = [h for h, g in zip(hits, grades, strict=True) if g.relevant]
-            trace["parse_failures"] = sum(
-                not g["parsed"] for g in trace["grades"] + trace.get("retry_grades", [])
-            )
-            hits = kept
-        if cfg.context_tokens:
-            t = time.perf_counter()
-            count, tokenizer = stages.token_counter(self.llm)
-            kept, dropped, sizes = stages.fit_budget(hits, cfg.context_tokens, count)
-            timings["budget"] = (time.perf_counter() - t) * 1000
-            trace["context"] = {
-                "budget": cfg.context_tokens,
-                "tokenizer": tokenizer,
-                "tokens": dict(zip([h.chunk_id for h in hits], sizes, strict=True)),
-                "used": sum(n for h, n in zip(hits, sizes, strict=True) if h in kept),
-                "dropped": [h.chunk_id for h in dropped],
-            }
-            hits = kept
-        return hits
-
-    def _answers_for_questions(self, hits: list[Hit], trace: dict[str, Any]) -> list[Hit]:
-        """A retrieved question of a Q&A collection stands for its answer (what the LLM reads and cites)."""
-        if not any(h.chunk.metadata.get("kind") == "question" for h in hits):
-            return hits
-        from ragkit.ingestion.qa import resolve_question_hits
-
-        hits, swaps = resolve_question_hits(hits, self.store)
-        trace.setdefault("question_to_answer", []).extend(swaps)
-        return hits
-
-    def _search(
-        self, queries: Sequence[str], timings: dict[str, float], trace: dict[str, Any] | None = None
-    ) -> list[Hit]:
-        retriever = (
-            web_retriever(self, queries, timings, trace if trace is not None else {})
-            if self.config.web_search
-            else self.retriever
-        )
-        if trace is not None:
-            trace.setdefault("retriever", describe(retriever))
-        if len(queries) == 1:
-            return retriever.search(queries[0], self.config.top_k, timings)
-        from ragkit.pipeline.stages import fuse_hit_lists
-
-        lists = [retriever.search(q, self.config.top_k, timings) for q in queries]
-        t = time.perf_counter()
-        fused = fuse_hit_lists(lists, self.config.top_k, self.config.rrf_k)
-        timings["expand"] = timings.get("expand", 0.0) + (time.perf_counter() - t) * 1000
-        return fused
+    def retrieve(self, query: str, timings: dict[str, float], trace: dict[str, Any]) -> Retrieved:
+        """The retrieval stage's ranking (to :data:`RANKING_DEPTH`) and the hits the reader reads."""
+        return retrieve(self, query, timings, trace)
 
     def _stop(self) -> tuple[str, ...]:
         # base models continue the transcript; chat models end their turn by themselves
@@ -306,6 +266,7 @@ class RagPipeline:
     ) -> Answer:
         """Turn generated text (or an abstention) into an :class:`Answer` with parsed citations; the
         decision to abstain is :func:`~ragkit.pipeline.answerability.decide`'s."""
+        t_finish = time.perf_counter()
         fallback = self.templates.fallback
         reason, answerability = self._decide(prep, text, meta if meta is not None else prep.meta)
         abstained = reason is not None
@@ -318,7 +279,10 @@ class RagPipeline:
             for n in report.valid
         ]
         timings = dict(prep.timings_ms)
-        timings["total"] = (time.perf_counter() - prep.started) * 1000
+        # the work only: preparing, generating and this; not what a page did in between (rendering,
+        # streaming to the browser)
+        finish_ms = (time.perf_counter() - t_finish) * 1000
+        timings["total"] = prep.work_ms + timings.get("generate", 0.0) + finish_ms
         return Answer(
             question=prep.question,
             query=prep.query,
@@ -341,6 +305,7 @@ class RagPipeline:
             trace=dict(prep.trace),
             prompt_style=style,
             answerability=answerability,
+            ranking=list(prep.ranking),
         )
 
     def _decide(self, prep: Prepared, text: str, meta: dict[str, Any]) -> tuple[str | None, Any]:
@@ -383,7 +348,19 @@ class RagPipeline:
             reason, _ = self._decide(prep, gen.text, prep.meta)
             yield self.templates.fallback if reason else gen.text
             return
+        # time only the backend's own steps: while a piece is with the consumer (written to the browser)
+        # the clock stops
+        spent = 0.0
+        pieces = iter(self.llm.stream(prep.request))
         try:
-            yield from self.llm.stream(prep.request)
+            while True:
+                t = time.perf_counter()
+                try:
+                    piece = next(pieces)
+                except StopIteration:
+                    return
+                finally:
+                    spent += time.perf_counter() - t
+                yield piece
         finally:
-            prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
+            prep.timings_ms["generate"] = spent * 1000

@@ -167,8 +167,9 @@ CALIBRATION_SET = [
 
 def test_judge_options_and_calibrating_the_gauge_from_a_run(app, tmp_path):
     """The judge panel offers every backend and metric; a run shows each gauge's cross-validated ECE;
-    "Fit on this run and apply" puts a calibrated config into the sidebar, which says what it was fitted
-    on; "Use the raw gauge" takes it out again."""
+    "Fit on this run and apply" on 12 questions is refused with the reason (too few to beat the noise).
+    A calibrated config fitted on another collection says so in the sidebar and is not applied; "Use the
+    raw gauge" takes it out."""
     p = tmp_path / "cal.csv"
     p.write_text(
         "question,gold_answer\n" + "".join(f'"{q}","{a}"\n' for q, a in CALIBRATION_SET), encoding="utf-8"
@@ -183,19 +184,72 @@ def test_judge_options_and_calibrating_the_gauge_from_a_run(app, tmp_path):
     assert not at.exception, at.exception
     result = at.session_state["eval_result"]
     cal = [c["calibration"] for c in result["configs"]]
-    assert all(c["n"] == len(CALIBRATION_SET) for c in cal)
+    assert all(c["n"] == len(CALIBRATION_SET) and not c["offer"]["offered"] for c in cal)
     assert "Calibrate the confidence gauge" in texts(at.markdown)
     at.selectbox(key="eval_cal_config").set_value("A")
     at.radio(key="eval_cal_side").set_value("B")
     button(at, "Fit on this run and apply").click().run()
     assert not at.exception, at.exception
-    b = at.session_state["configs"]["B"]
-    assert b.confidence_calibration["n"] == len(CALIBRATION_SET)
-    assert b.confidence_calibration["fitted_on"].startswith("cal")
-    assert "Config B now uses a gauge calibrated (isotonic)" in texts(at.success)
-    # the sidebar shows config B: its gauge says it is calibrated, and can go back to raw
+    assert "Cannot calibrate A: no calibration: 12 labelled questions: a calibration needs at least 30" in (
+        texts(at.error)
+    )
+    assert at.session_state["configs"]["B"].confidence_calibration is None
+    # a config calibrated on another collection (imported, or followed here): shown, not applied
+    from dataclasses import replace
+
+    from ragkit.pipeline.calibration import CalibrationMap
+
+    elsewhere = CalibrationMap("isotonic", (0.0, 1.0), (0.67, 0.95), fitted_on="run x", n=300,
+                               scope="collection:other")  # fmt: skip
+    at.session_state["configs"]["B"] = replace(
+        at.session_state["configs"]["B"], confidence_calibration=elsewhere.to_dict()
+    )
     at.sidebar.radio(key="editing").set_value("B").run()
-    assert "Gauge calibrated (isotonic) on cal" in texts(at.sidebar.caption)
+    assert "Gauge calibrated (isotonic) on run x" in texts(at.sidebar.caption)
+    assert "Fitted on 'other', not on this collection" in texts(at.sidebar.warning)
     next(x for x in at.sidebar.button if x.label == "Use the raw gauge").click().run()
     assert at.session_state["configs"]["B"].confidence_calibration is None
     assert "Gauge not calibrated" in texts(at.sidebar.caption)
+
+
+def test_presets_needing_a_key_or_server_run_offline_in_the_list(app, question_file, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # no server there
+    at = open_evaluate(app)
+    at.radio(key="eval_source").set_value("path").run()
+    at.text_input(key="eval_path").set_value(str(question_file)).run()
+    at.multiselect(key="eval_configs").set_value(["A", "code-qa", "hybrid-intent-ollama"]).run()
+    at.selectbox(key="eval_primary").set_value("contains_gold").run()
+    button(at, "Run evaluation").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, texts(at.error)
+    result = at.session_state["eval_result"]
+    assert [c["name"] for c in result["configs"]] == ["A", "code-qa", "hybrid-intent-ollama"]
+    assert all(c["config"]["llm"] == "extractive" for c in result["configs"]) and not result["failures"]
+    warnings = texts(at.warning)
+    assert "Ran offline instead: code-qa: the openai backend" in warnings
+    assert "Ran offline instead: hybrid-intent-ollama: the ollama backend" in warnings
+    # the declared primary metric decides, and its tests are the confirmatory family
+    assert result["primary_metric"] == "contains_gold"
+    assert "Primary metric, declared before the run: contains_gold" in texts(at.caption)
+    assert {x["family"] for x in result["comparisons"] if x["metric"] == "contains_gold"} == {"primary"}
+    assert {x["family"] for x in result["comparisons"] if x["metric"] != "contains_gold"} == {"exploratory"}
+
+
+def test_a_simpleqa_csv_as_published_runs_on_the_page(app, tmp_path):
+    p = tmp_path / "simple_qa_test_set.csv"
+    p.write_text(
+        f"metadata,problem,answer\n\"{{'topic': 'History'}}\",\"{QUESTION}\",Sholes\n"
+        "\"{'topic': 'Geography'}\",\"What is the capital of Australia?\",Canberra\n",
+        encoding="utf-8",
+    )
+    at = open_evaluate(app)
+    at.radio(key="eval_source").set_value("path").run()
+    at.text_input(key="eval_path").set_value(str(p)).run()
+    button(at, "Run evaluation").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, texts(at.error)
+    result = at.session_state["eval_result"]
+    assert result["questions"] == 2 and result["configs"][0]["counts"]["contains_gold"] == 2
+    rows = list(result["configs"][0]["per_question"].values())
+    assert rows[0]["question"] == QUESTION and rows[0]["contains_gold"] == 1.0

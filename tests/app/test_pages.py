@@ -155,6 +155,12 @@ def test_compare_page_single_and_batch(app):
     assert len(Collection("papers").comparisons()) == 3
     labels = {b.label for b in app.get("download_button")}
     assert {"Export CSV", "Export JSON"} <= labels
+    # a new session (a reload) finds the batch's questions in the box beside its restored results
+    again = make_app()
+    again.run()
+    again.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    assert again.text_area(key="batch_text").value == f"{QUESTION}\nWhat was the IBM MT/ST?"
+    assert "Summary" in texts(again.subheader)
 
 
 def test_configs_save_load_export_import(app):
@@ -275,3 +281,13 @@ def test_sidebar_engine_and_dense_index_reach_ask_and_compare(app):
     captions = texts(app.caption)
     assert "engine=rank_bm25" in captions and "dense[index=hnsw]" in captions  # A
     assert "bm25[language=english, engine=bm25s]" in captions  # B (bm25 alone)
+
+
+def test_the_qdrant_url_field_shows_only_for_a_qdrant_server(app):
+    app.run()
+    assert "Qdrant server URL" not in {t.label for t in app.sidebar.text_input}  # local FAISS: no URL
+    next(s for s in app.sidebar.selectbox if s.label == "Vectors in").set_value("Qdrant server (URL)").run()
+    assert "Qdrant server URL" in {t.label for t in app.sidebar.text_input}
+    app.sidebar.text_input[0].set_value("srv")
+    next(b for b in app.sidebar.button if b.label == "Create").click().run()
+    assert "a Qdrant server collection needs the server's URL" in texts(app.sidebar.error)

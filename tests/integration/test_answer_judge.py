@@ -11,7 +11,8 @@ import pytest
 
 from ragkit.evaluation.answer_metrics import AnswerJudge
 from ragkit.evaluation.questionsets import load_question_set
-from ragkit.evaluation.report import markdown_report, warnings
+from ragkit.evaluation.report import warnings
+from ragkit.evaluation.report_markdown import markdown_report
 from ragkit.evaluation.runner import evaluate_configs
 from ragkit.pipeline.config import PipelineConfig
 from tests import judge_script
@@ -216,10 +217,26 @@ def test_cli_judge_run_calibrate_and_calibrated_gauge(tmp_path, monkeypatch, emb
     assert "judge groq:judge-8b on faithfulness, simpleqa" in r.stderr
     calibrated = tmp_path / "calibrated.json"
     r = run_ragkit("calibrate", str(out), "--config", "bm25", "--out", str(calibrated))
+    assert r.returncode != 0 and "no calibration: 16 labelled questions: a calibration needs at least 30" in (
+        r.stderr
+    )
+    assert not calibrated.exists()
+    # the same run with 400 questions on which the gauge under-states its odds (outcome p, gauge p²)
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0, 1, 400)
+    hit = rng.uniform(0, 1, 400) < p
+    result["configs"][0]["per_question"] = {
+        f"q{i:04d}": {"confidence": float(x * x), "evidence_retrieved": float(h)}
+        for i, (x, h) in enumerate(zip(p, hit, strict=True))
+    }
+    out.write_text(json.dumps(result))
+    r = run_ragkit("calibrate", str(out), "--config", "bm25", "--out", str(calibrated))
     assert r.returncode == 0, r.stderr
     assert "calibrated (isotonic)" in r.stdout and "5-fold ECE" in r.stdout
     new = PipelineConfig.load(calibrated)
-    assert new.confidence_calibration["n"] == result["questions"]
+    assert new.confidence_calibration["n"] == 400 and new.confidence_calibration["scope"] == "collection:tiny"
     assert new.cache_key() != PipelineConfig.load(cfg).cache_key()
     from ragkit.ingestion.chunkers import make_chunker
 

@@ -10,7 +10,7 @@ import pytest
 
 from ragkit.core.errors import RagkitError
 from ragkit.evaluation.questionsets import load_question_set
-from ragkit.evaluation.report import markdown_report
+from ragkit.evaluation.report_markdown import markdown_report
 from ragkit.evaluation.runner import evaluate_configs
 from ragkit.pipeline.config import PipelineConfig
 from tests.conftest import run_ragkit
@@ -188,19 +188,22 @@ def test_csv_set_over_a_collection_and_rerun(collection, tmp_path):
     assert typed.to_dict() == json.loads(json.dumps(result)) and typed.config("dense").config == dense
     for c in result["configs"]:
         assert c["counts"]["ndcg@10"] == 5 and c["counts"]["idk_when_absent"] == 1
-        # source-level metrics agree with ir-measures run directly on the stored hits
+        # source-level metrics agree with ir-measures run directly on the stored ranking, whose head
+        # is what the reader read
         for qid, row in c["per_question"].items():
             if row["ndcg@10"] is None:
                 continue
+            assert [h["chunk_id"] for h in row["ranking"][: len(row["hits"])]] == [
+                h["chunk_id"] for h in row["hits"]
+            ]
             doc = next(x for x in qset.questions if x.qid == qid).qrels()
             best: dict[str, float] = {}
-            for h in row["hits"]:
+            for h in row["ranking"]:
                 best[h["source"]] = max(best.get(h["source"], -1e9), h["score"])
-            ref = ir_measures.calc_aggregate(
-                [ir_measures.nDCG @ 10, ir_measures.RR @ 10], {qid: doc}, {qid: best}
-            )
+            ref = ir_measures.pytrec_eval.calc_aggregate([ir_measures.nDCG @ 10], {qid: doc}, {qid: best})
             assert row["ndcg@10"] == pytest.approx(ref[ir_measures.nDCG @ 10])
-            assert row["mrr@10"] == pytest.approx(ref[ir_measures.RR @ 10])
+            rr = ir_measures.msmarco.calc_aggregate([ir_measures.RR @ 10], {qid: doc}, {qid: best})
+            assert row["mrr@10"] == pytest.approx(rr[ir_measures.RR @ 10])
     path = save_run(result, root)
     assert list_runs(root)[0]["run_id"] == result["run_id"] and load_run(path) == json.loads(path.read_text())
     again, notes = rerun(load_run(path), root, collection=collection)
@@ -281,12 +284,14 @@ def test_passage_labels_judge_two_chunkers_and_compare_sees_the_same_passage(col
         q = next(x for x in qset.questions if x.question == question)
         row = c["per_question"][q.qid]
         # the reported figure is exactly the evidence rule applied to the hits this config returned
-        ranking = evidence_ranking([by_id[h["chunk_id"]] for h in row["hits"]], q.evidence)
+        ranking = evidence_ranking([by_id[h["chunk_id"]] for h in row["ranking"]], q.evidence)
         again = per_query_metrics({q.qid: q.qrels()}, {q.qid: ranking}, ("ndcg@10", "mrr@10"))[q.qid]
         assert row["ndcg@10"] == pytest.approx(again["ndcg@10"]) and row["mrr@10"] == pytest.approx(
             again["mrr@10"]
         )
         assert row["mrr@10"] > 0, (c["name"], row["hits"])  # the passage is found by both chunkers
+        # a top-3 pipeline is scored on its own ranking to depth 10, whose first three it read
+        assert len(row["hits"]) == 3 and len(row["ranking"]) == min(10, len(store.chunks)) > 3
         per_config[c["name"]] = row
         absent = next(v for v in c["per_question"].values() if v["status"] == "absent")
         assert absent["idk_when_absent"] is not None and absent["ndcg@10"] is None
@@ -401,7 +406,8 @@ def test_groq_pipeline_tokens_and_ollama_judge_and_no_key_on_disk(collection, tm
     """A Groq-backed config (real SDK, loopback server) reports tokens; an Ollama judge grades (SimpleQA);
     the saved run, its report and its CSV never contain the key."""
     from ragkit.evaluation.answer_metrics import build_judge
-    from ragkit.evaluation.report import markdown_report, metric_table, per_question_csv
+    from ragkit.evaluation.report import metric_table, per_question_csv
+    from ragkit.evaluation.report_markdown import markdown_report
     from ragkit.evaluation.runs import save_run
     from tests.fake_servers import FakeGroq, FakeOllama
 
@@ -480,3 +486,77 @@ def test_all_five_presets_run_end_to_end_through_eval_run(squad_file, tmp_path, 
     rows = list(result["configs"][0]["per_question"].values())
     assert all(row["timings_ms"].get("rerank", 0) > 0 for row in rows)
     assert all("budget" in row["timings_ms"] for row in rows)
+
+
+def test_a_failing_config_is_reported_while_the_other_finishes_and_is_saved(squad_file, tmp_path):
+    """An OpenAI-compatible config whose server refuses the key fails on its first question; the
+    extractive config beside it finishes, the run is saved, and the key appears nowhere."""
+    from ragkit.evaluation.runs import load_run, save_run
+    from tests.fake_servers import FakeGroq
+
+    secret = "sk-wrong-secret-0123456789"
+    good = PipelineConfig(name="good", llm="extractive")
+    with FakeGroq(valid_key="sk-right") as srv:
+        bad = PipelineConfig(name="bad", llm="openai", llm_model="m", openai_base_url=f"{srv.url}/v1")
+        result = evaluate_configs(
+            squad_file, [good, bad], index_root=str(tmp_path / "idx"), api_key={"openai": secret}
+        )
+    assert [c["name"] for c in result["configs"]] == ["good"] and result["comparisons"] == []
+    (f,) = result["failures"]
+    assert f["config"] == "bad" and f["when"] == "question 1 of 6" and "rejected the API key" in f["error"]
+    assert result["configs"][0]["counts"]["contains_gold"] == 6
+    saved = load_run(save_run(result, tmp_path / "runs"))
+    assert saved["failures"] == result["failures"]
+    assert secret not in json.dumps(saved) and secret not in markdown_report(result)
+    assert any(w.startswith("bad failed (question 1 of 6)") for w in __import__(
+        "ragkit.evaluation.report", fromlist=["warnings"]).warnings(result))  # fmt: skip
+    # every config failing is an error naming each
+    with (
+        pytest.raises(RagkitError, match=r"every config failed: bad \(question 1 of 6\)"),
+        FakeGroq(valid_key="sk-right") as srv,
+    ):
+        bad = replace(bad, openai_base_url=f"{srv.url}/v1")
+        evaluate_configs(squad_file, [bad], index_root=str(tmp_path / "idx"), api_key={"openai": secret})
+
+
+def test_presets_needing_a_service_run_offline_and_say_so(squad_file, tmp_path, monkeypatch):
+    from ragkit.pipeline.presets import load_preset
+
+    for var in ("OPENAI_API_KEY", "GROQ_API_KEY", "OLLAMA_HOST"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")  # no server there
+    presets = [load_preset("code-qa"), load_preset("hybrid-intent-ollama")]
+    result = evaluate_configs(
+        squad_file, presets, index_root=str(tmp_path / "idx"), offline_fallbacks=True, limit=3
+    )
+    assert not result["failures"] and [c["name"] for c in result["configs"]] == [p.name for p in presets]
+    assert all(c["config"]["llm"] == "extractive" for c in result["configs"])
+    notes = result["params"]["fallbacks"]
+    assert any(n.startswith("code-qa: the openai backend") for n in notes)
+    assert any(n.startswith("hybrid-intent-ollama: the ollama backend") for n in notes)
+
+
+def test_simpleqa_csv_as_published_through_the_cli(collection, tmp_path):
+    """``eval run --dataset simple_qa_test_set.csv`` with SimpleQA's own columns runs over a collection."""
+    p = tmp_path / "simple_qa_test_set.csv"
+    p.write_text(
+        "metadata,problem,answer\n"
+        + "".join(
+            f'"{{\'topic\': \'Science\'}}","{q}","{a}"\n'
+            for q, a in [(QUERIES["4"][0], "Penicillin"), (QUERIES["6"][0], "lava")]
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "run.json"
+    proc = run_ragkit(
+        "eval", "run", "--dataset", str(p), "--collection", "tiny", "--config",
+        str(Path(__file__).resolve().parents[2] / "configs" / "bm25.json"),
+        "--index-root", str(tmp_path / "idx"), "--json", str(out),
+        RAGKIT_INDEX_ROOT=str(tmp_path / "root"),
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(out.read_text())
+    assert result["questions"] == 2 and result["primary_metric"] == "contains_gold"
+    rows = result["configs"][0]["per_question"].values()
+    assert [r["question"] for r in rows] == [QUERIES["4"][0], QUERIES["6"][0]]
+    assert result["configs"][0]["counts"]["contains_gold"] == 2

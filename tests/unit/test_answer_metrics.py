@@ -6,13 +6,12 @@ import random
 
 import pytest
 
-from ragkit.core.errors import ConfigError, RagkitError
+from ragkit.core.errors import ConfigError
 from ragkit.evaluation.answer_metrics import (
     cohen_kappa,
     context_precision_score,
     f1_from_counts,
     first_json,
-    load_simpleqa,
     parse_metrics,
     parse_simpleqa_grade,
     simpleqa_summary,
@@ -77,24 +76,6 @@ def test_simpleqa_summary_matches_its_definitions():
     s2 = simpleqa_summary(["CORRECT"] * 3 + ["NOT_ATTEMPTED"] * 5)
     assert s2["accuracy"] == s["accuracy"] and s2["accuracy_given_attempted"] > s["accuracy_given_attempted"]
     assert simpleqa_summary([]) == {}
-
-
-def test_load_simpleqa_csv(tmp_path):
-    p = tmp_path / "simple_qa_test_set.csv"
-    p.write_text(
-        "metadata,problem,answer\n\"{'topic': 'Art'}\",Who painted the ceiling?,Michelangelo\n"
-        '"{}","In what year did X happen?","1868"\n"{}",,ignored\n',
-        encoding="utf-8",
-    )
-    qs = load_simpleqa(p)
-    assert [(q.question, q.answers) for q in qs] == [
-        ("Who painted the ceiling?", ("Michelangelo",)),
-        ("In what year did X happen?", ("1868",)),
-    ]
-    bad = tmp_path / "bad.csv"
-    bad.write_text("question,gold\nq,a\n")
-    with pytest.raises(RagkitError, match=r"bad.csv: a SimpleQA CSV has 'problem' and 'answer' columns"):
-        load_simpleqa(bad)
 
 
 def test_agreement_statistics_match_scipy_and_sklearn():

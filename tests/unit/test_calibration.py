@@ -12,6 +12,7 @@ import pytest
 
 from ragkit.core.errors import ConfigError
 from ragkit.evaluation.calibration import (
+    calibration_offer,
     cross_validated_calibration,
     expected_calibration_error,
     fit_calibration,
@@ -54,10 +55,28 @@ def test_platt_calibration_and_out_of_fold_honesty():
 
 
 def test_calibration_needs_both_outcomes_and_enough_questions():
-    with pytest.raises(ValueError, match="at least 10 labelled questions"):
-        fit_calibration([0.5] * 4, [1, 0, 1, 0])
+    with pytest.raises(ValueError, match="14 labelled questions: a calibration needs at least 30"):
+        fit_calibration([0.5] * 14, [1, 0] * 7)
     with pytest.raises(ValueError, match="same outcome"):
-        fit_calibration([i / 20 for i in range(20)], [1.0] * 20)
+        fit_calibration([i / 40 for i in range(40)], [1.0] * 40)
+
+
+def test_a_map_that_does_not_beat_the_raw_gauge_beyond_the_noise_is_refused():
+    """A gauge that is already calibrated: an isotonic map only adds out-of-fold noise, so it is refused
+    with the figures; a badly calibrated gauge on enough questions is offered."""
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0, 1, 200)
+    correct = (rng.uniform(0, 1, 200) < p).astype(float).tolist()
+    offer = calibration_offer(p.tolist(), correct)
+    assert not offer["offered"] and offer["improvement_ci"][0] <= 0
+    with pytest.raises(ValueError, match=r"no calibration: 5-fold ECE 0\.\d+ → 0\.\d+"):
+        fit_calibration(p.tolist(), correct)
+    conf, correct = miscalibrated(400, seed=5)
+    offer = calibration_offer(conf, correct)
+    assert offer["offered"] and offer["improvement_ci"][0] > 0 and offer["ece_calibrated"] < offer["ece_raw"]
+    # a gauge that is exactly right (0.5, right half the time): the map makes it no better
+    perfect = calibration_offer([0.5] * 40, [1, 0] * 20)
+    assert not perfect["offered"] and "the map makes the gauge no better" in perfect["why"]
 
 
 def test_calibration_map_round_trips_in_the_config_and_changes_its_hash():
@@ -91,15 +110,36 @@ def test_hand_edited_calibration_maps_are_rejected_naming_the_field(bad, message
         PipelineConfig(name="x", confidence_calibration=bad)
 
 
-def test_apply_calibration_moves_value_band_and_abstention_and_keeps_the_raw_value():
+def test_apply_calibration_moves_value_and_band_keeps_the_raw_value_and_the_raw_decision():
     from ragkit.pipeline.confidence import Confidence, ConfidenceConfig, apply_calibration
 
     m = CalibrationMap("isotonic", (0.0, 0.2, 1.0), (0.0, 0.7, 0.9), fitted_on="SciFact", n=300)
     cfg = ConfidenceConfig(threshold=0.25)
     raw = Confidence(0.2, "low", True, 0.25, {"hits": 3})
     c = apply_calibration(raw, m, cfg)
-    assert c.value == pytest.approx(0.7) and c.band == "high" and not c.abstain
+    assert c.value == pytest.approx(0.7) and c.band == "high"
     assert c.inputs["raw_value"] == 0.2 and "SciFact" in c.calibration and raw.calibration is None
+    # a map whose floor is above the threshold must not remove abstention: the raw gauge decides
+    floor = CalibrationMap("isotonic", (0.0, 1.0), (0.67, 0.95), fitted_on="all answerable", n=300)
+    low = apply_calibration(Confidence(0.05, "low", True, 0.25, {"hits": 3}), floor, cfg)
+    assert low.value >= 0.67 and low.abstain and "0.05 (raw; calibrated probability 0.68)" in low.reason
     empty = Confidence(0.0, "low", True, 0.25, {"hits": 0})
     assert apply_calibration(empty, m, cfg) is empty  # nothing retrieved stays 0
     assert math.isclose(CalibrationMap("platt", a=0.0, b=0.0).apply(0.9), 0.5)
+
+
+def test_a_map_applies_only_to_the_collection_it_was_fitted_on(tmp_path, fake_embedder):
+    from ragkit.index.ingest import ingest_bytes, open_or_create
+    from ragkit.ingestion.chunkers import SlidingChunker
+    from ragkit.pipeline.rag import RagPipeline
+
+    st, ch = open_or_create(tmp_path / "idx", fake_embedder, SlidingChunker(size=200, overlap=0))
+    ingest_bytes(st, [("a.txt", b"The harbour held forty ships in 1901.")], ch, fake_embedder)
+    m = CalibrationMap("isotonic", (0.0, 1.0), (0.5, 0.9), fitted_on="x", n=300, scope="collection:papers")
+    cfg = PipelineConfig(llm="extractive", confidence_calibration=m.to_dict())
+    here = RagPipeline(cfg, st, fake_embedder, scope="collection:papers").ask("How many ships?")
+    assert here.confidence.calibration and "calibration" not in here.trace
+    there = RagPipeline(cfg, st, fake_embedder, scope="collection:notes").ask("How many ships?")
+    assert there.confidence.calibration is None and "raw_value" not in there.confidence.inputs
+    assert "fitted on 'collection:papers', not 'collection:notes'" in there.trace["calibration"]
+    assert m.applies_to(None)  # a caller that does not say (the CLI with an explicit config) vouches for it

@@ -74,3 +74,29 @@ def test_batch_summary_leaves_cached_answers_out_of_latency():
     s = batch_summary(rows)
     assert s["A median latency ms"] == 900.0  # the 20 ms cached answer is not a sample
     assert s["latency samples left out (cached)"] == 1
+
+
+def test_batch_files_carry_gold_answers_and_fill_in_the_better_column():
+    from types import SimpleNamespace
+
+    from ragkit.app.compare import QuestionComparison, compare_hits, parse_batch
+
+    csv_text = 'question,gold_answer\n"Who patented it?",Sholes|C. L. Sholes\n"Where is it?",\n'
+    assert parse_batch(csv_text, "b.csv") == [
+        ("Who patented it?", ("Sholes", "C. L. Sholes")),
+        ("Where is it?", ()),
+    ]
+    assert parse_batch("problem,answer,metadata\nWho?,Ada,{}\n", "simple_qa.csv") == [("Who?", ("Ada",))]
+    assert parse_batch("# a comment\nWho?\n\nWhen?\n") == [("Who?", ()), ("When?", ())]
+
+    def ans(text, abstained=False):
+        return SimpleNamespace(text=text, abstained=abstained, hits=[])
+
+    def verdict(a, b, gold=("Sholes",)):
+        return QuestionComparison("q", a, b, compare_hits([], []), gold).gold_verdict()
+
+    assert verdict(ans("Sholes patented it [1]."), ans("Remington did.")) == "A"
+    assert verdict(ans("I don't know."), ans("It was Sholes [2].")) == "B"
+    assert verdict(ans("Sholes", abstained=True), ans("Remington")) == "tie"  # an abstention holds nothing
+    assert verdict(ans("Sholes."), ans("sholes")) == "tie"
+    assert verdict(ans("Sholes."), ans("x"), gold=()) == ""  # no gold: judged by hand

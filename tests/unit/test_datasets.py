@@ -47,3 +47,24 @@ def test_jsonl_question_set_accepts_lists_and_ids():
 def test_bad_question_files_name_file_and_cause(text, name, message):
     with pytest.raises(RagkitError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_question_file(text, name)
+
+
+def test_simpleqa_csv_as_published_is_a_question_set(tmp_path):
+    """SimpleQA ships ``metadata, problem, answer``: problem is the question, answer the gold answer."""
+    from ragkit.evaluation.datasets import load_question_file
+
+    p = tmp_path / "simple_qa_test_set.csv"
+    p.write_text(
+        "metadata,problem,answer\n\"{'topic': 'Art', 'urls': ['https://x']}\",Who painted the ceiling?,"
+        'Michelangelo\n"{}","In what year did X happen?","1868"\n',
+        encoding="utf-8",
+    )
+    qs = load_question_file(p)
+    assert [(q.question, q.answers, q.answerable) for q in qs] == [
+        ("Who painted the ceiling?", ("Michelangelo",), True),
+        ("In what year did X happen?", ("1868",), True),
+    ]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("query,gold\nq,a\n")
+    with pytest.raises(RagkitError, match=r"bad.csv: no 'question' column .*or SimpleQA's problem, answer"):
+        load_question_file(bad)

@@ -34,3 +34,19 @@ def test_docx_from_bytes_keeps_headings_lists_and_tables():
     d.save(buf)
     doc = parse_bytes("plan.docx", buf.getvalue())
     assert doc.pages[0].text == "# Plan\n\n## Week one\n\n- Buy clay\n\nFire the kiln."
+
+
+def test_docx_tables_are_counted():
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("Two tables follow.")
+    for rows in ([["Room", "Opens"], ["Lab", "8:00"]], [["Kiln", "Temp"], ["A", "1200"], ["B", "1100"]]):
+        t = d.add_table(rows=len(rows), cols=2)
+        for r, row in enumerate(rows):
+            for c, value in enumerate(row):
+                t.cell(r, c).text = value
+    buf = io.BytesIO()
+    d.save(buf)
+    doc = parse_bytes("rooms.docx", buf.getvalue())
+    assert doc.n_tables == 2 and "| Lab | 8:00 |" in doc.pages[0].text

@@ -147,3 +147,24 @@ def test_table_to_markdown():
     ]
     assert table_to_markdown([["only one column"], ["x"]]) == ""
     assert table_to_markdown([]) == ""
+
+
+def test_form_feeds_separate_the_pages_of_a_text_file():
+    """An RFC-style text: pages end with a form feed; page numbers are kept, empty ones included, and a
+    final form feed starts no page."""
+    text = "Page one.\n\f\nPage two, the protocol.\n\f\f\nPage four.\n\f"
+    doc = parse_bytes("rfc.txt", text.encode())
+    assert [p.number for p in doc.pages] == [1, 2, 3, 4]
+    assert "protocol" in doc.pages[1].text and doc.pages[2].text == "" and "four" in doc.pages[3].text
+    assert all("\f" not in p.text for p in doc.pages)
+    assert len(parse_bytes("plain.txt", b"No form feed here.").pages) == 1
+
+
+def test_markdown_tables_are_counted_outside_code_fences():
+    md = (
+        "# Options\n\n| flag | meaning |\n|---|---|\n| -v | verbose |\n\n"
+        "Right-aligned:\n\nname | size\n:--- | ---:\nx | 1\n\n"
+        "```\n| not | a table |\n|---|---|\n```\n\nA line with a | pipe.\n"
+    )
+    doc = parse_bytes("README.md", md.encode())
+    assert doc.n_tables == 2

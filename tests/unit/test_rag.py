@@ -227,3 +227,23 @@ def test_bm25_matches_terms_present_in_most_chunks(store, fake_embedder):
     assert len(hits) == len(store.chunks) == 2 and all(h.score > 0 for h in hits)
     france = build_retriever("bm25", store, fake_embedder).search("capital of France", 5)
     assert france[0].chunk.source == "paris.txt" and france[0].score > france[1].score
+
+
+@pytest.mark.parametrize("retriever", ["dense", "bm25", "hybrid"])
+def test_the_reader_reads_the_head_of_a_ranking_ranked_to_ten(tmp_path, fake_embedder, retriever):
+    """Retrieval always ranks to RANKING_DEPTH; a top-3 reader reads exactly that ranking's first three,
+    which are what a top-3 search returns (so @10 metrics score the pipeline's own ranking)."""
+    from ragkit.pipeline.retrieval import RANKING_DEPTH
+
+    st, ch = open_or_create(tmp_path / "idx", fake_embedder, SlidingChunker(size=80, overlap=0))
+    docs = [
+        (f"d{i}.txt", f"Harbour report {i}: the harbour held {i} ships and {i} cranes.".encode())
+        for i in range(14)
+    ]
+    ingest_bytes(st, docs, ch, fake_embedder)
+    cfg = PipelineConfig(retriever=retriever, top_k=3, confidence_threshold=0.0)
+    pipe = RagPipeline(cfg, st, fake_embedder, llm=RecordingLLM())
+    ans = pipe.ask("How many ships did the harbour hold?")
+    assert len(ans.ranking) == RANKING_DEPTH
+    assert [h.chunk_id for h in ans.hits] == [h.chunk_id for h in ans.ranking[:3]]
+    assert [h.chunk_id for h in pipe.retriever.search(ans.query, 3)] == [h.chunk_id for h in ans.hits]

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats as sps
 
 from ragkit.evaluation.calibration import expected_calibration_error, reliability_bins, risk_coverage
-from ragkit.evaluation.stats import compare_paired, paired_bootstrap_ci, paired_test
+from ragkit.evaluation.stats import compare_paired, correct_family, holm, paired_bootstrap_ci, paired_test
 
 
 def test_identical_configs_are_not_different():
@@ -31,6 +31,49 @@ def test_better_on_every_question_is_significant():
     assert r.to_dict("bm25", "hybrid")["verdict"].startswith("hybrid is better")
     # the same in the other direction
     assert compare_paired(b, a).verdict().startswith("A is better")
+
+
+def test_the_verdict_names_the_winner_by_the_sign_of_b_minus_a():
+    """ "A is better" comes with B − A < 0, stated as such, and the size as a positive "by"."""
+    rng = random.Random(5)
+    b = [rng.random() * 0.5 for _ in range(60)]
+    a = [x + 0.3 + rng.random() * 0.05 for x in b]
+    r = compare_paired(a, b)
+    v = r.verdict("bm25", "hybrid")
+    assert r.diff < 0 and r.winner("bm25", "hybrid") == "bm25"
+    assert v.startswith(f"bm25 is better: higher by {abs(r.diff):.4f} (hybrid − bm25 = -")
+    # a rate where lower is better: B's lower rate makes B the winner, "lower by"
+    r = compare_paired([1.0] * 20 + [0.0] * 20, [0.0] * 40, higher_is_better=False)
+    assert r.verdict().startswith("B is better: lower by 0.5000 (B − A = -0.5000")
+
+
+def test_holm_on_a_planted_family():
+    """Holm's adjusted p-values by hand, and a family where one raw p < 0.05 is not called after
+    correction while a strong one still is."""
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.5, 0.001]) == pytest.approx([0.5, 0.002])
+    rng = np.random.default_rng(11)
+    strong_a = rng.random(80)
+    strong = compare_paired(strong_a, strong_a + 0.2 + rng.random(80) * 0.01)
+    # right on 15 more questions, wrong on 5 more: sign test p = 0.041
+    weak = compare_paired([0] * 15 + [1] * 5 + [0] * 20, [1] * 15 + [0] * 5 + [0] * 20)
+    assert weak.p_value == pytest.approx(sps.binomtest(15, 20, 0.5).pvalue)
+    assert 0.01 < weak.p_value < 0.05 and weak.significant  # on its own, it would be called
+    nulls = [compare_paired(x, x + rng.normal(0, 0.1, 80)) for x in rng.random((12, 80))]
+    family = correct_family([strong, weak, *nulls], "exploratory")
+    assert family[0].significant and family[0].p_holm == pytest.approx(strong.p_value * 14)
+    assert not family[1].significant and family[1].p_holm > 0.05 and family[1].family_size == 14
+    assert family[1].verdict().startswith("exploratory: not significant")
+    assert "Holm" in family[1].verdict() and f"p = {weak.p_value:.3g}" in family[1].verdict()
+
+
+def test_an_interval_and_a_test_that_disagree_are_explained():
+    # a few large gains and many small losses: the mean is positive, the ranks lean negative
+    a = [0.5] * 40
+    b = [1.0] * 6 + [0.47] * 34
+    r = compare_paired(a, b)
+    assert not r.significant and r.disagreement() is not None
+    assert r.disagreement() in r.verdict()
 
 
 def test_binary_metric_uses_the_sign_test():
