@@ -26,22 +26,24 @@ elif not ready:
     )
 
 ws = state.workspace()
-chat = ws.current_chat() if ws is not None else {"id": "none", "turns": [], "title": ""}
+chat = state.session_chat(ws) if ws is not None else {"id": "none", "turns": [], "title": ""}
 if ws is not None:
     chats = ws.chats()
     bar = st.columns([1, 3, 1, 1])
     if bar[0].button("New chat", disabled=not chat["turns"]):
-        chat = ws.start_chat()
+        state.open_chat(None)
         st.rerun()
-    if len(chats) > 1:
-        ids = [c["id"] for c in chats]
+    if any(c["id"] != chat["id"] for c in chats):  # saved chats of the collection, to reopen
+        ids = [c["id"] for c in chats][::-1]
+        if chat["id"] not in ids:
+            ids.insert(0, chat["id"])  # this session's new chat, not saved before its first question
         titles = {c["id"]: f"{c.get('title') or 'empty chat'} · {c['created'][:16]}" for c in chats}
+        titles.setdefault(chat["id"], "new chat")
         picked = bar[1].selectbox(
-            "Chat", ids[::-1], index=ids[::-1].index(chat["id"]) if chat["id"] in ids else 0,
-            format_func=titles.get, label_visibility="collapsed",
-        )  # fmt: skip
+            "Chat", ids, index=ids.index(chat["id"]), format_func=titles.get, label_visibility="collapsed"
+        )
         if picked != chat["id"]:
-            ws.open_chat(picked)
+            state.open_chat(picked)
             st.rerun()
     if chat["turns"]:
         bar[2].download_button(
@@ -64,20 +66,30 @@ for turn in earlier:
         history += [Message("user", turn["question"]), Message("assistant", turn["answer"]["answer"])]
 
 if question and ready and ws is not None:
+    key = f"{chat['id']}-t{len(earlier)}"
+    answer, error, pipe, prep = None, None, None, None
+    try:
+        (pipe,) = widgets.pipelines(collection, [cfg])
+        # the question's work runs before anything of it is drawn: its stage timings are the work's,
+        # with no drawing beside them (a reader answers at once; a streaming LLM streams below)
+        prep = pipe.prepare(question, history)
+        if not pipe.streams(prep):
+            answer = pipe.finish(prep, "".join(pipe.stream(prep)))
+    except RagkitError as e:
+        error = str(e)
     with live:
         with st.chat_message("user"):
             st.markdown(widgets.text_md(question))
         with st.chat_message("assistant"):
-            key = f"{chat['id']}-t{len(earlier)}"
             try:
-                (pipe,) = widgets.pipelines(collection, [cfg])
-                with st.spinner("Searching the collection…"):
-                    prep = pipe.prepare(question, history)
-                placeholder = st.empty()
-                with placeholder.container(), st.spinner("Writing the answer…"):
-                    text = st.write_stream(pipe.stream(prep))
-                answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
-                placeholder.empty()
+                if error:
+                    raise RagkitError(error)
+                if answer is None:
+                    placeholder = st.empty()
+                    with placeholder.container(), st.spinner("Writing the answer…"):
+                        text = st.write_stream(pipe.stream(prep))
+                    answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
+                    placeholder.empty()
                 answers.render_answer(answer, collection, key=key)
                 ws.append_turn(chat["id"], {"question": question, "answer": answer.to_dict()})
             except RagkitError as e:

@@ -49,6 +49,54 @@ def _encrypted_pdf(folder: Path) -> Path:
     return out
 
 
+def docx_bomb(path: Path, xml_mb: int = 100) -> Path:
+    """A valid small DOCX whose ``word/document.xml`` inflates to ``xml_mb`` MB (written in a stream, so
+    making it needs no memory): the shape of the 0.9 MB file that expanded to 540,351 chunks."""
+    import zipfile
+
+    import docx
+
+    small = path.with_suffix(".seed.docx")
+    d = docx.Document()
+    d.add_paragraph("seed")
+    d.save(small)
+    para = b"<w:p><w:r><w:t>" + b"Padding words repeat without end. " * 30 + b"</w:t></w:r></w:p>"
+    with zipfile.ZipFile(small) as src, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            if info.filename != "word/document.xml":
+                out.writestr(info, src.read(info.filename))
+                continue
+            head = src.read(info.filename).partition(b"<w:body>")[0]
+            with out.open("word/document.xml", "w", force_zip64=True) as f:
+                f.write(head + b"<w:body>")
+                for _ in range(xml_mb * 1024 * 1024 // len(para)):
+                    f.write(para)
+                f.write(b"<w:sectPr/></w:body></w:document>")
+    small.unlink()
+    return path
+
+
+def pdf_stream_bomb(path: Path, stream_mb: int = 100) -> Path:
+    """A one-page PDF whose Flate content stream (a few hundred KB) inflates to ``stream_mb`` MB of text
+    operators; compressed in a stream, so making it needs no memory."""
+    import zlib
+
+    import pymupdf
+
+    op = b"BT /Helv 10 Tf 72 720 Td (Padding words repeat without end.) Tj ET\n"
+    z = zlib.compressobj(9)
+    parts = [z.compress(op * 10_000) for _ in range(stream_mb * 1024 * 1024 // (len(op) * 10_000))]
+    raw = b"".join(parts) + z.flush()
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "A page whose content stream is a bomb.")
+    xref = page.get_contents()[0]
+    doc.update_stream(xref, raw, compress=False)
+    doc.xref_set_key(xref, "Filter", "/FlateDecode")
+    doc.save(path)
+    return path
+
+
 def make_batch(folder: str | os.PathLike[str]) -> list[Case]:
     """Write the adversarial batch into ``folder``; returns every case."""
     d = Path(folder)
@@ -127,6 +175,14 @@ def make_batch(folder: str | os.PathLike[str]) -> list[Case]:
         bad("truncated.pdf", raw[: len(raw) // 2], "a PDF cut in half", "truncated")
         bad("pdf_as.txt", raw, "a PDF named .txt", "binary")
     cases.append(Case("encrypted.pdf", _encrypted_pdf(d), "error", "password-protected PDF", "password"))
+    cases.append(
+        Case("bomb.docx", docx_bomb(d / "bomb.docx"), "error", "a DOCX whose XML inflates to 100 MB",
+             "expands to more than")
+    )  # fmt: skip
+    cases.append(
+        Case("bomb.pdf", pdf_stream_bomb(d / "bomb.pdf"), "error", "a PDF page stream inflating to 100 MB",
+             "expands to more than")
+    )  # fmt: skip
 
     # ---- broken or hostile: must be reported, naming the file
     bad("empty.txt", b"", "0 bytes", "empty")

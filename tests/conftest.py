@@ -22,6 +22,13 @@ def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     os.environ["RAGKIT_CACHE_DIR"] = str(tmp_path_factory.mktemp("ragkit-cache"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _loopback_servers_allowed() -> None:
+    """The suite's fake servers listen on 127.0.0.1: opened through the fetch policy's allow-list, as an
+    administrator would open an intranet host (the policy tests set their own)."""
+    os.environ["RAGKIT_FETCH_ALLOW"] = "127.0.0.1"
+
+
 @pytest.fixture(scope="session")
 def evaldata() -> Path:
     if not EVALDATA.is_dir():
@@ -50,6 +57,10 @@ class FakeEmbedder:
         self.new_embeddings = 0
         self.cache_hits = 0
         self._seen: dict[str, np.ndarray] = {}
+
+    @property
+    def cache_key(self) -> str:
+        return f"{self.model_id}@{self.dtype}"
 
     def embed(self, texts, progress=None) -> np.ndarray:
         out = []

@@ -56,6 +56,8 @@ class _PageHandler(_Handler):  # HTTP/1.1, quiet log
             return self._redirect("/redirect2")
         if path == "/redirect2":
             return self._redirect("/article")
+        if path == "/go":  # an open redirect, as a hostile page would offer: /go?to=<any URL>
+            return self._redirect(parse_qs(urlparse(self.path).query)["to"][0])
         if path == "/loop":
             return self._redirect("/loop")
         if path == "/slow":

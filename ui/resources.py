@@ -12,6 +12,7 @@ from ragkit.index.collections import Collection
 from ragkit.index.embeddings import Embedder
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import chunker_for
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.llms import LLMS, build_llm
 from ragkit.pipeline.calibration import scope_name
 from ragkit.pipeline.config import PipelineConfig
@@ -53,16 +54,17 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
 def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
     """Whether the collection's index for this config must be built or brought up to date first."""
     emb = embedder(config.embedding_model)
-    return not collection.is_indexed(chunker_for(config), emb)
+    return not collection.is_indexed(chunker_for(config), emb, ParseSettings.of(config))
 
 
 def index(collection: Collection, config: PipelineConfig, progress=None) -> IndexStore:
     """The collection's index for ``config`` (built or synced first if documents changed)."""
     emb = embedder(config.embedding_model)
     chunker = chunker_for(config)
-    if not collection.is_indexed(chunker, emb):
-        collection.index(chunker, emb, progress)
-    path = collection.index_path(chunker, emb)
+    parse = ParseSettings.of(config)
+    if not collection.is_indexed(chunker, emb, parse):
+        collection.index(chunker, emb, progress, parse)
+    path = collection.index_path(chunker, emb, parse)
     generation = IndexStore.read_manifest(path)["generation"]
     return _index(str(path), generation, emb.model_id)
 

@@ -60,6 +60,8 @@ def collection_picker() -> None:
     if names:
         st.sidebar.selectbox("Collection", names, key=state.COLLECTION)
         st.query_params["collection"] = current
+        if ss.get(state.CHAT_ID):  # page links clear the URL's parameters: a reload on any page keeps it
+            st.query_params["chat"] = ss[state.CHAT_ID]
         remember_collection(default_root(), current)
         st.sidebar.caption(f"Vectors in {describe_store(Collection(current).store)}")
     else:

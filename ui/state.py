@@ -104,7 +104,10 @@ def restore(name: str) -> None:
         st.session_state[SAVED_CONFIGS] = dict(st.session_state[CONFIGS])
     else:
         st.session_state[SAVED_CONFIGS] = {}
-    st.session_state[CHAT_ID] = ws.current_chat()["id"]
+    # the chat is this session's (a link or a reload carries it in the URL): another session's chat on
+    # the same collection is listed to reopen, never shown or written to unasked
+    wanted = st.query_params.get("chat")
+    st.session_state[CHAT_ID] = wanted if ws.chat(wanted) is not None else None
     switching = st.session_state.get(RESTORED_FOR) is not None
     for key in (
         ()
@@ -134,6 +137,26 @@ def persist_configs() -> None:
         or st.session_state.get(RESTORED_FOR) != st.session_state.get(COLLECTION)
     ):
         return
-    if st.session_state.get(SAVED_CONFIGS) != configs:
-        ws.save_configs(configs)
+    saved = st.session_state.get(SAVED_CONFIGS) or {}
+    changed = {k: c for k, c in configs.items() if saved.get(k) != c}
+    if changed:  # only what this session changed: another session's save of the other config is kept
+        ws.save_configs(changed)
         st.session_state[SAVED_CONFIGS] = dict(configs)
+
+
+def session_chat(ws: Workspace) -> dict[str, Any]:
+    """This session's chat on the Ask page (a new, unsaved one until its first question), named in the
+    URL so a reload or a copied link finds it again."""
+    from ragkit.app.workspace import new_chat
+
+    chat = ws.chat(st.session_state.get(CHAT_ID))
+    if chat is None:
+        chat = new_chat()
+        st.session_state[CHAT_ID] = chat["id"]
+    st.query_params["chat"] = chat["id"]
+    return chat
+
+
+def open_chat(chat_id: str | None) -> None:
+    """Show chat ``chat_id`` in this session (None: a new chat)."""
+    st.session_state[CHAT_ID] = chat_id

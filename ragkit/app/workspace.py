@@ -82,8 +82,10 @@ class Workspace:
         return out
 
     def save_configs(self, configs: dict[str, PipelineConfig]) -> None:
+        """Save these configs (only these keys: a config another session saved meanwhile is kept)."""
+
         def change(d: dict[str, Any]) -> None:
-            d["configs"] = {k: c.to_dict() for k, c in configs.items()}
+            d["configs"] = {**(d.get("configs") or {}), **{k: c.to_dict() for k, c in configs.items()}}
 
         self.update(change)
 
@@ -91,6 +93,10 @@ class Workspace:
 
     def chats(self) -> list[dict[str, Any]]:
         return list(self.load().get("chats") or [])
+
+    def chat(self, chat_id: str | None) -> dict[str, Any] | None:
+        """The saved chat ``chat_id``, or None."""
+        return next((c for c in self.chats() if c["id"] == chat_id), None) if chat_id else None
 
     def current_chat(self) -> dict[str, Any]:
         data = self.load()

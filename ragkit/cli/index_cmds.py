@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -20,6 +21,7 @@ from ragkit.cli.common import (
 )
 from ragkit.cli.flags import add_chunker_flags, add_option, chunker_settings, config_from_args
 from ragkit.ingestion.chunkers import OPTIONS as CHUNKER_OPTIONS
+from ragkit.ingestion.parsing import OPTIONS as PARSE_OPTIONS
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
 
 
@@ -33,6 +35,9 @@ def add_commands(sub: Any) -> None:
     g = p.add_argument_group("chunker (default: the index's own, or sliding for a new index)")
     add_option(g, CHUNKER_OPTIONS[0], "f_chunker")
     add_chunker_flags(g)
+    g = p.add_argument_group("PDF parsing (default: layout, OCR where the text layer is not usable)")
+    for o in PARSE_OPTIONS:
+        add_option(g, o, f"f_{o.key}")
     p.add_argument(
         "--max-mb",
         type=float,
@@ -43,6 +48,14 @@ def add_commands(sub: Any) -> None:
         "--follow-symlinks",
         action="store_true",
         help="read symbolic links that lead outside the folder they were named in (refused by default)",
+    )
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="open a host, host:port, IP or CIDR to URL fetches (the fetch policy refuses loopback, "
+        "private and link-local addresses; also RAGKIT_FETCH_ALLOW)",
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
@@ -87,9 +100,24 @@ def chunker_from_args(args: argparse.Namespace) -> Any:
     return make_chunker(args.f_chunker, **(settings or {}))
 
 
+def parse_settings_from_args(args: argparse.Namespace) -> Any:
+    """The PDF parser and OCR the flags (or ``--config``) ask for."""
+    from ragkit.ingestion.parsing import ParseSettings
+
+    base = ParseSettings.of(config_from_args(args)) if args.config else ParseSettings()
+    given = {o.key: getattr(args, f"f_{o.key}") for o in PARSE_OPTIONS}
+    return ParseSettings(**{**base.__dict__, **{k: v for k, v in given.items() if v is not None}})
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ragkit.index.ingest import ingest_paths, open_or_create
 
+    if args.allow_host:  # this process's fetches only (the policy reads the environment)
+        from ragkit.ingestion.netpolicy import ALLOW_ENV, FetchPolicy
+
+        opened = ",".join([os.environ.get(ALLOW_ENV, ""), *args.allow_host]).strip(",")
+        os.environ[ALLOW_ENV] = opened
+        FetchPolicy.from_env()  # an unreadable entry fails here, before any work
     chunker = chunker_from_args(args)
     embedder = embedder_from_args(args)
     if not args.json:
@@ -106,6 +134,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             progress,
             follow_symlinks=args.follow_symlinks,
             on_wait=say,
+            settings=parse_settings_from_args(args),
         )
     finally:
         close()

@@ -45,3 +45,16 @@ def contains_gold(prediction: str, golds: Iterable[str]) -> float:
     """1 if any normalised gold answer occurs in the normalised prediction (on word boundaries)."""
     p = f" {normalize_answer(prediction)} "
     return float(any(normalize_answer(g) and f" {normalize_answer(g)} " in p for g in golds))
+
+
+def char_error_rate(got: str, want: str) -> float:
+    """Character error rate: the edit distance from ``got`` to ``want`` over ``want``'s length, whitespace
+    runs counted as one space (how OCR output is scored against a reference transcription)."""
+    a, b = " ".join(got.split()), " ".join(want.split())
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1] / max(1, len(b))

@@ -138,6 +138,8 @@ class LabelSet:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._q: dict[str, QuestionLabels] = {}
+        self._changed: dict[tuple[str, Any], Label] = {}  # what this set labelled since it was read
+        self._absent_changed: set[str] = set()
         self.migrated = 0  # old chunk-id labels read (and rewritten as passages on save)
         if self.path.is_file():
             for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
@@ -199,8 +201,10 @@ class LabelSet:
         q = self._entry(question)
         lab = Label(q.question, source, tuple(tuple(s) for s in spans), relevant, chunk_id, quote, _now())  # type: ignore[misc]
         q.passages[lab.key] = lab
+        self._changed[(question_id(question), lab.key)] = lab
         if relevant:
             q.absent = False  # evidence found: the question is answerable after all
+            self._absent_changed.add(question_id(question))
 
     def add_quote(
         self, question: str, quote: str, documents: Sequence[Any], source: str | None = None
@@ -215,8 +219,26 @@ class LabelSet:
         """Say explicitly that the collection holds no answer to ``question`` (or take that back)."""
         q = self._entry(question)
         q.absent, q.absent_at = absent, _now()
+        self._absent_changed.add(question_id(question))
 
     def save(self) -> None:
+        """Write this set's new labels onto the file's latest content, under a lock: labels another
+        session saved since this set was read are kept (the latest label of a passage wins)."""
+        from ragkit.core.files import file_lock
+
+        with file_lock(self.path.with_name(f".{self.path.name}.lock"), "labels", timeout=30):
+            latest = LabelSet(self.path)
+            for (_qid, key), lab in self._changed.items():
+                latest._entry(lab.question).passages[key] = lab
+            for qid in self._absent_changed:
+                mine = self._q[qid]
+                theirs = latest._entry(mine.question)
+                theirs.absent, theirs.absent_at = mine.absent, mine.absent_at
+            latest._write()
+        self._q, self._changed, self._absent_changed = latest._q, {}, set()
+        self.migrated = 0
+
+    def _write(self) -> None:
         lines: list[dict[str, Any]] = []
         for qid in sorted(self._q):
             q = self._q[qid]
@@ -237,7 +259,6 @@ class LabelSet:
             self.path,
             lambda f: f.writelines(json.dumps(x, ensure_ascii=False) + "\n" for x in lines),
         )
-        self.migrated = 0
 
     # -------------------------------------------------------------- reading
 

@@ -127,11 +127,15 @@ def correction_note(result: dict[str, Any]) -> str:
     primary = primary_metric(result)
     n_primary = sum(1 for x in result["comparisons"] if x["metric"] == primary)
     n_other = len(result["comparisons"]) - n_primary
+
+    def tests(n: int) -> str:
+        return f"{n} test" + ("" if n == 1 else "s")
+
     return (
-        f"Primary metric, declared before the run: {primary} — its {n_primary} pairwise tests are "
-        f"corrected together (Holm); the other {n_other} tests are exploratory, corrected together "
-        "(Holm) and only suggest where to look. A difference is called when the corrected p < 0.05 "
-        "and the bootstrap 95 % CI excludes 0."
+        f"Primary metric, declared before the run: {primary} — its {tests(n_primary)} (one per pair of "
+        f"configs) are corrected together (Holm); the other {tests(n_other)} are exploratory, corrected "
+        "together (Holm) and only suggest where to look. A difference is called when the corrected "
+        "p < 0.05 and the bootstrap 95 % CI excludes 0."
     )
 
 

@@ -25,6 +25,7 @@ from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.index.embeddings import Embedder
 from ragkit.ingestion.chunkers import make_chunker
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.calibration import CalibrationMap
 from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
 from ragkit.pipeline.config import PipelineConfig
@@ -97,7 +98,7 @@ def index_for(
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
         store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress)
     else:
-        store, _ = qset.collection.index(chunker, emb, progress)
+        store, _ = qset.collection.index(chunker, emb, progress, ParseSettings.of(config))
     return store, emb
 
 

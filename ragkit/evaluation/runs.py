@@ -153,6 +153,7 @@ def rerun(
         api_key=api_key,
         judge=judge,
         embedders=embedders,
+        primary_metric=saved.get("primary_metric") or None,  # the same declared metric decides again
     )
     notes = []
     if result["dataset_hash"] != saved["dataset_hash"]:

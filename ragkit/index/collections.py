@@ -13,6 +13,7 @@ import json
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ragkit.index.reports import FileReport, IngestReport
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker
 from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$")
@@ -112,8 +114,50 @@ class Collection:
                         self._docs[d.source] = d
         return self._docs
 
-    def documents(self) -> list[Document]:
-        return list(self._doc_map().values())
+    def documents(self, settings: ParseSettings | None = None, progress: Any = None) -> list[Document]:
+        """The collection's documents; with ``settings``, its PDFs as that parser reads them (parsed once
+        from the kept bytes and cached under ``parsed/<settings>/``)."""
+        docs = list(self._doc_map().values())
+        if settings is None:
+            return docs
+        return [self._parsed_as(d, settings, progress) for d in docs]
+
+    def _parsed_as(self, doc: Document, settings: ParseSettings, progress: Any = None) -> Document:
+        if doc.kind != "pdf" or doc.meta.get("parser", "plain-auto-eng") == settings.key():
+            return doc  # documents parsed before parsers were named were read by the plain reader
+        cache = self.path / "parsed" / settings.key() / f"{doc.sha256}.json"
+        if cache.is_file():
+            parsed = Document.from_dict(json.loads(cache.read_text(encoding="utf-8")))
+        else:
+            blob = self._blob(doc.sha256)
+            if not blob.is_file() and settings.is_default:
+                note = "read by the plain reader before ragkit kept PDFs' bytes: upload it again for layout"
+                return replace(doc, warnings=(*doc.warnings, note))
+            if not blob.is_file():
+                raise IndexStoreError(
+                    f"{doc.source} was ingested before ragkit kept PDFs' bytes, so it cannot be read with "
+                    f"the {settings.pdf_parser} parser: upload it again"
+                )
+
+            def pages(done: int, total: int) -> None:
+                if progress:
+                    progress(f"page {doc.source} ({settings.pdf_parser})", done, total)
+
+            parsed = parse_bytes(doc.source, blob.read_bytes(), max_mb=float("inf"), progress=pages,
+                                 settings=settings)  # fmt: skip
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(cache, lambda f: json.dump(parsed.to_dict(), f, ensure_ascii=False))
+        return replace(parsed, doc_id=doc.doc_id, source=doc.source, meta={**doc.meta, **parsed.meta})
+
+    def _blob(self, sha256: str) -> Path:
+        return self.path / "files" / f"{sha256}.pdf"
+
+    def _keep_bytes(self, doc: Document, data: bytes) -> None:
+        """Keep a PDF's bytes (by content), so another parser can read it later."""
+        blob = self._blob(doc.sha256)
+        if doc.kind == "pdf" and not blob.is_file():
+            blob.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(blob, lambda f: f.write(data), mode="wb")
 
     def _save_documents(self) -> None:
         docs = self.documents()
@@ -156,6 +200,7 @@ class Collection:
             if isinstance(item, DocumentError):
                 parsed.append((FileReport.failed(shown, item), None))
             else:
+                self._keep_bytes(item, data)
                 rep = FileReport.for_document(shown, item)
                 if shown != name:
                     rep.warnings.append(f"another file named {name} is in this upload: kept as {shown}")
@@ -234,29 +279,41 @@ class Collection:
     def remove(self, source: str) -> bool:
         with self.lock():
             self._docs = None
-            if self._doc_map().pop(source, None) is None:
+            gone = self._doc_map().pop(source, None)
+            if gone is None:
                 return False
             self._save_documents()
+            if all(d.sha256 != gone.sha256 for d in self.documents()):
+                self._blob(gone.sha256).unlink(missing_ok=True)
         return True
 
     # -------------------------------------------------------------- indexes
 
-    def index_path(self, chunker: BaseChunker, embedder: Any) -> Path:
+    def index_path(self, chunker: BaseChunker, embedder: Any, settings: ParseSettings | None = None) -> Path:
+        """Where the index of (PDF parsing, chunker, model) lives; the default parsing names no key, so
+        indexes built before parsers were a setting keep their place."""
         model = re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.cache_key)
-        return self.path / "indexes" / f"{chunker.name}-{chunker.key()}-{model}"
+        parse = "" if settings is None or settings.is_default else f"-{settings.key()}"
+        return self.path / "indexes" / f"{chunker.name}-{chunker.key()}{parse}-{model}"
 
     def index(
-        self, chunker: BaseChunker, embedder: Any, progress: IngestProgress | None = None
+        self,
+        chunker: BaseChunker,
+        embedder: Any,
+        progress: IngestProgress | None = None,
+        settings: ParseSettings | None = None,
     ) -> tuple[IndexStore, IngestReport]:
-        """The up-to-date index for this chunker and model (built or synced as needed)."""
-        path = self.index_path(chunker, embedder)
+        """The up-to-date index for this PDF parsing, chunker and model (built or synced as needed)."""
+        settings = settings or ParseSettings()
+        path = self.index_path(chunker, embedder, settings)
         store, chunker = open_or_create(path, embedder, chunker, self.index_store(path))
-        report = sync_index(store, self.documents(), chunker, embedder, progress)
+        docs = self.documents(settings, progress)
+        report = sync_index(store, docs, chunker, embedder, progress)
         return store, report
 
-    def is_indexed(self, chunker: BaseChunker, embedder: Any) -> bool:
+    def is_indexed(self, chunker: BaseChunker, embedder: Any, settings: ParseSettings | None = None) -> bool:
         """Whether the index for this chunker and model already holds exactly the current documents."""
-        path = self.index_path(chunker, embedder)
+        path = self.index_path(chunker, embedder, settings)
         if not IndexStore.exists(path):
             return False
         m = IndexStore.read_manifest(path)

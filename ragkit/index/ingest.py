@@ -42,6 +42,7 @@ from ragkit.index.inputs import (
 from ragkit.index.reports import FileReport, IngestProgress, IngestReport, WaitCallback
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker, chunker_from_spec
+from ragkit.ingestion.limits import Limits
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
 
@@ -106,14 +107,18 @@ def ingest_paths(
     follow_symlinks: bool = False,
     lock_timeout: float | None = None,
     on_wait: WaitCallback | None = None,
+    settings: Any = None,
 ) -> IngestReport:
-    """Parse and index files, folders and ``http(s)://`` URLs; see :func:`ingest_documents`."""
+    """Parse (PDFs with ``settings``, a ``ParseSettings``) and index files, folders and ``http(s)://``
+    URLs; see :func:`ingest_documents`."""
     from ragkit.ingestion.fetch import is_url
 
     paths = list(paths)
     urls = [str(p) for p in paths if is_url(str(p))]
     inputs, missing = expand_inputs([p for p in paths if not is_url(str(p))])
-    parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress) + parse_urls(urls, progress=progress)
+    parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress, settings) + parse_urls(
+        urls, progress=progress
+    )
     report = ingest_documents(
         store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
     )
@@ -248,7 +253,10 @@ def _unchanged(store: IndexStore, p: Parsed) -> bool:
     assert isinstance(doc, Document)
     name, _ = _resolve_name(store, p)
     existing = store.find_source(name)
-    return existing is not None and store.documents[existing].sha256 == doc.sha256
+    if existing is None:
+        return False
+    old = store.documents[existing]  # the same bytes read by another PDF parser are not the same text
+    return old.sha256 == doc.sha256 and old.meta.get("parser") == doc.meta.get("parser")
 
 
 def _resolve_name(store: IndexStore, p: Parsed) -> tuple[str, str | None]:
@@ -306,11 +314,16 @@ def _prepare(
 ) -> None:
     """Chunk and embed the given items (a chunking failure is that file's error)."""
     split: list[tuple[int, Document, list[Chunk]]] = []
+    limits = Limits.from_env()
     for n, i in enumerate(indices):
         doc = items[i].item
         assert isinstance(doc, Document)
         try:
-            split.append((i, doc, chunker.split(doc)))
+            chunks = chunker.split(doc)
+            limits.check_chunks(doc.source, len(chunks))
+            split.append((i, doc, chunks))
+        except DocumentError as e:
+            reps[i].status, reps[i].action, reps[i].error = "error", "failed", str(e)
         except Exception as e:  # per-file isolation: MemoryError, RecursionError, a chunker bug
             log.exception("chunking %s failed", doc.source)
             reps[i].status, reps[i].action = "error", "failed"

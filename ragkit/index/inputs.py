@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Document
@@ -124,8 +125,10 @@ def parse_inputs(
     max_mb: float = DEFAULT_MAX_MB,
     follow_symlinks: bool = False,
     progress: IngestProgress | None = None,
+    settings: Any = None,
 ) -> list[Parsed]:
-    """Parse each input; every failure (even an unexpected one) becomes that file's error."""
+    """Parse each input (PDFs with ``settings``, a ``ParseSettings``); every failure (even an
+    unexpected one) becomes that file's error."""
     parsed: list[Parsed] = []
     for i, x in enumerate(inputs):
 
@@ -145,6 +148,7 @@ def parse_inputs(
                         root=x.root,
                         follow_symlinks=follow_symlinks,
                         progress=pages,
+                        settings=settings,
                     ),
                 ),
                 x.origin,

@@ -9,6 +9,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
+from ragkit.ingestion.limits import Limits, check_zip_expansion
 
 
 def docx_to_document(name: str, data: bytes) -> Document:
@@ -17,6 +18,8 @@ def docx_to_document(name: str, data: bytes) -> Document:
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
+    limits = Limits.from_env()
+    check_zip_expansion(name, data, limits)  # before python-docx inflates anything
     try:
         d = docx.Document(io.BytesIO(data))
     except Exception as e:  # python-docx raises PackageNotFoundError, BadZipFile, KeyError...
@@ -47,6 +50,8 @@ def docx_to_document(name: str, data: bytes) -> Document:
             else:
                 parts.append(text)
     text = "\n\n".join(parts)
+    if len(text) > limits.text_bytes:
+        raise limits.over_text(name)
     warnings = [] if text.strip() else ["the document holds no text: nothing to index"]
     title = d.core_properties.title or ""
     page = Page(1, text, count_markdown_tables(text))

@@ -17,6 +17,7 @@ from ragkit import __version__
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Document
 from ragkit.ingestion.html import html_to_document
+from ragkit.ingestion.netpolicy import FetchPolicy, FetchRefused, policy_client
 
 USER_AGENT = f"ragkit/{__version__} (research RAG workbench; +https://pypi.org/project/ragkit/)"
 
@@ -92,22 +93,31 @@ def fetch(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_mb: float = DEFAULT_FETCH_MB,
     cache: PageCache | None = None,
+    policy: FetchPolicy | None = None,
 ) -> Fetched:
-    """GET ``url`` (redirects followed); a ``DocumentError`` naming the URL for every failure."""
+    """GET ``url`` (redirects followed) under the fetch policy (default: the environment's, see
+    :mod:`ragkit.ingestion.netpolicy`); a ``DocumentError`` naming the URL for every failure."""
     import httpx
 
+    policy = policy or FetchPolicy.from_env()
+    try:
+        policy.check_url(url)  # before the cache too: a page cached under another policy is not served
+    except FetchRefused as e:
+        raise DocumentError(url, f"refused: {e}") from None
     if cache is not None:
         hit = cache.get(url)
         if hit is not None:
             return hit
     limit = int(max_mb * 1024 * 1024)
+    hops: list[str] = []
     try:
         with (
-            httpx.Client(
-                follow_redirects=True, max_redirects=5, timeout=timeout, headers={"User-Agent": USER_AGENT}
+            policy_client(
+                policy, hops, follow_redirects=True, max_redirects=5, timeout=timeout,
+                headers={"User-Agent": USER_AGENT},
             ) as client,
             client.stream("GET", url) as resp,
-        ):
+        ):  # fmt: skip
             if resp.status_code >= 400:
                 reason = resp.reason_phrase or ""
                 raise DocumentError(url, f"the server answered HTTP {resp.status_code} {reason}".rstrip())
@@ -132,6 +142,9 @@ def fetch(
             page = Fetched(str(resp.url), ctype or "text/html", b"".join(parts), resp.status_code)
     except DocumentError:
         raise
+    except FetchRefused as e:
+        where = f"redirected to {hops[-1]}, which was " if hops and hops[-1] != url else ""
+        raise DocumentError(url, f"{where}refused: {e}") from None
     except httpx.TooManyRedirects:
         raise DocumentError(url, "too many redirects (more than 5)") from None
     except httpx.TimeoutException:
@@ -180,6 +193,7 @@ def load_url(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_mb: float = DEFAULT_FETCH_MB,
     cache: PageCache | None = None,
+    policy: FetchPolicy | None = None,
 ) -> Document:
     """Fetch and parse ``url`` into a document (see :func:`fetch`)."""
-    return fetched_to_document(url, fetch(url, timeout, max_mb, cache))
+    return fetched_to_document(url, fetch(url, timeout, max_mb, cache, policy))

@@ -11,6 +11,8 @@ from pathlib import Path
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.types import Document, Page
+from ragkit.ingestion.limits import Budget
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.pdf import _parse_pdf
 from ragkit.ingestion.reading import (
     DEFAULT_MAX_MB,
@@ -32,6 +34,7 @@ def load_document(
     root: str | os.PathLike[str] | None = None,
     follow_symlinks: bool = False,
     progress: PageProgress | None = None,
+    settings: ParseSettings | None = None,
 ) -> Document:
     """Parse the file at ``path``; raises :class:`DocumentError` naming the file and the cause.
 
@@ -41,13 +44,18 @@ def load_document(
             ``follow_symlinks`` (default: the file's own folder).
     """
     data = read_regular_file(path, max_mb, name=name, root=root, follow_symlinks=follow_symlinks)
-    return parse_bytes(name or Path(path).name, data, max_mb=max_mb, progress=progress)
+    return parse_bytes(name or Path(path).name, data, max_mb=max_mb, progress=progress, settings=settings)
 
 
 def parse_bytes(
-    name: str, data: bytes, max_mb: float = DEFAULT_MAX_MB, progress: PageProgress | None = None
+    name: str,
+    data: bytes,
+    max_mb: float = DEFAULT_MAX_MB,
+    progress: PageProgress | None = None,
+    settings: ParseSettings | None = None,
 ) -> Document:
-    """Parse a file's bytes (an upload, say); ``name`` decides the format by its extension."""
+    """Parse a file's bytes (an upload, say); ``name`` decides the format by its extension, ``settings``
+    the PDF parser and OCR (default: layout, OCR where the text layer is not usable)."""
     kind = _check_suffix(name)
     _check_size(name, len(data), max_mb)
     if not data:
@@ -71,11 +79,15 @@ def parse_bytes(
                 "a .csv/.jsonl file is ingested as question-answer pairs: it needs 'question' and 'answer'",
             )
         return qa_document(name, data)
+    meta: dict[str, str] = {}
     if kind == "pdf":
-        pages, warnings = _parse_pdf(name, data, progress)
+        s = settings or ParseSettings()
+        pages, warnings = _parse_pdf(name, data, progress, s.pdf_parser, s.ocr, s.ocr_language)
         encoding = None
+        meta["parser"] = s.key()
     else:
         text, encoding, warnings = _decode_text(name, data)
+        Budget(name).add_text(len(text))
         pages = text_pages(text)
         if not text.strip():
             warnings.append("the file holds only whitespace: nothing to index")
@@ -87,6 +99,7 @@ def parse_bytes(
         kind=kind,
         warnings=tuple(warnings),
         encoding=encoding,
+        meta=meta,
     )
     return doc
 

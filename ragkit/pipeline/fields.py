@@ -12,7 +12,7 @@ from __future__ import annotations
 from ragkit.core.errors import ConfigError
 from ragkit.core.options import Component, Option
 from ragkit.index import embeddings
-from ragkit.ingestion import chunkers
+from ragkit.ingestion import chunkers, parsing
 from ragkit.llms import LLMS
 from ragkit.llms import OPTIONS as LLM_OPTIONS
 from ragkit.pipeline import answerability, confidence, followup, prompts, stages
@@ -46,7 +46,7 @@ def _component_options(components: list[Component]) -> tuple[Option, ...]:
 #: field groups, by what they decide (see the module docstring)
 GROUPS: dict[str, tuple[Option, ...]] = {
     "labels": LABELS,
-    "index": (*chunkers.OPTIONS, *embeddings.OPTIONS),
+    "index": (*parsing.OPTIONS, *chunkers.OPTIONS, *embeddings.OPTIONS),
     "retrieval": (
         *RETRIEVER_OPTIONS,
         *_component_options(RETRIEVERS.components()),

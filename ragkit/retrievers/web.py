@@ -25,6 +25,7 @@ from ragkit.core.errors import ConfigError, DocumentError, RagkitError
 from ragkit.core.options import Option
 from ragkit.core.types import Document
 from ragkit.ingestion.fetch import USER_AGENT, PageCache, fetch, fetched_to_document
+from ragkit.ingestion.netpolicy import FetchPolicy, FetchRefused, policy_client
 
 #: the config fields of web search (SearXNG -> pages -> a per-question index)
 OPTIONS = (
@@ -84,10 +85,15 @@ class SearxngClient:
         if cached is not None:
             return [SearchResult(**r) for r in cached]
         url = f"{self.base_url}/search?{urlencode({'q': query, 'format': 'json'})}"
+        # the instance the user configured is opened as a host; the pages it returns are not
+        policy = FetchPolicy.from_env().with_hosts(self.base_url)
         try:
-            resp = httpx.get(
-                url, timeout=self.timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=True
-            )
+            with policy_client(
+                policy, timeout=self.timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=True
+            ) as client:
+                resp = client.get(url)
+        except FetchRefused as e:
+            raise WebSearchError(f"the SearXNG instance at {self.base_url} is refused: {e}") from None
         except httpx.HTTPError as e:
             raise WebSearchError(
                 f"cannot reach the SearXNG instance at {self.base_url}: {type(e).__name__}"

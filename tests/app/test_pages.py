@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from ragkit.app.presentation import display_name
+from ragkit.app.workspace import Workspace
 from ragkit.index.collections import Collection
 from ragkit.index.reports import IngestReport
 from tests.app.conftest import QUESTION, ROOT, make_app, texts
@@ -229,12 +230,22 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     assert again.sidebar.number_input(key="cfgA_top_k").value == 4  # the widgets show the restored config
     again.switch_page(str(ROOT / "pages" / "ask.py")).run()
     assert not again.exception, again.exception
+    # another session's chat is never shown (nor written to) unasked: it is listed, to reopen
+    assert not again.chat_message
+    picker = next(s for s in again.selectbox if s.label == "Chat")
+    (chat_id,) = [c["id"] for c in Workspace(Collection("papers").path).chats()]
+    picker.set_value(chat_id).run()
     assert QUESTION in texts(again.chat_message[0].markdown) and "Sholes" in texts(
         again.chat_message[1].markdown
     )
     next(b for b in again.button if b.label == "New chat").click().run()
     assert not again.chat_message  # a fresh chat; the old one is kept and listed
     assert "Chat" in {s.label for s in again.selectbox}  # the earlier chat can be reopened
+    linked = make_app()  # a reload, or a link to the chat: the URL names it
+    linked.query_params["collection"], linked.query_params["chat"] = "papers", chat_id
+    linked.run()
+    linked.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    assert QUESTION in texts(linked.chat_message[0].markdown)
 
 
 def test_a_collection_created_with_its_vectors_in_embedded_qdrant_answers(app, evaldata):

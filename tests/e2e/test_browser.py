@@ -22,6 +22,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -278,11 +279,18 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     sidebar.get_by_test_id("stRadioGroup").first.get_by_text("B", exact=True).click()
     settle(page)
     expect(sidebar.get_by_role("combobox", name="Chunker")).to_have_value("sentence")  # B kept its chunker
-    other = context.new_page()
-    other.goto(f"{server}/ask?collection=papers")
+    assert "chat=" in page.url  # the reloaded page's URL names this session's chat
+    other = context.new_page()  # a second tab on the same link finds the chat
+    other.goto(f"{server}/ask?{urlsplit(page.url).query}")
     expect(other.locator('[data-testid="stChatMessage"]').filter(has_text="Sholes").first).to_be_visible()
     no_traceback(other)
     other.close()
+    stranger = context.new_page()  # someone opening the collection: the chat is listed, never shown unasked
+    stranger.goto(f"{server}/ask?collection=papers")
+    expect(stranger.get_by_placeholder("Ask a question about the documents")).to_be_enabled()
+    settle(stranger)
+    expect(stranger.locator('[data-testid="stChatMessage"]')).to_have_count(0)
+    stranger.close()
     no_traceback(page)
 
     # a preset, picked in the sidebar into A: its Groq LLM is swapped for extractive here, and it says so

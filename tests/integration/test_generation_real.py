@@ -117,9 +117,17 @@ def test_cli_ask_json(docling_index):
 
 def test_extractive_completes_sentences_cut_by_the_window(tmp_path, embedder, evaldata):
     from ragkit.ingestion.chunkers import SlidingChunker
+    from ragkit.ingestion.parsing import ParseSettings
 
     store, chunker = open_or_create(tmp_path / "small", embedder, SlidingChunker(size=120, overlap=0))
-    ingest_paths(store, [evaldata / "pdfs" / "docling_multi_page.pdf"], chunker, embedder)
+    # the plain reader's text, whose 120-character windows cut the sentence this test is about
+    ingest_paths(
+        store,
+        [evaldata / "pdfs" / "docling_multi_page.pdf"],
+        chunker,
+        embedder,
+        settings=ParseSettings("plain"),
+    )
     cut = [c for c in store.chunks if "Sholes" in c.text]
     assert cut and not any("than handwriting." in c.text for c in cut)  # the window really cuts it
     ans = RagPipeline(PipelineConfig(llm="extractive", retriever="dense"), store, embedder).ask(

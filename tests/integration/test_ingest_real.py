@@ -56,9 +56,11 @@ def test_evaldata_pdfs(evaldata, tmp_path, embedder):
     report = ingest_paths(store, pdfs, chunker, embedder)
     by = {f.file: f for f in report.files}
     assert not report.failed, [f.error for f in report.failed]
-    scan = by["scanned_image_only_ocr_test.pdf"]
-    assert scan.chunks == 0 and scan.empty_pages == [1]
-    assert "page 1 has no extractable text — scanned image?" in scan.warnings
+    scan = by["scanned_image_only_ocr_test.pdf"]  # no text layer: read by Tesseract
+    assert scan.chunks == 1 and scan.empty_pages == []
+    assert scan.warnings[0].startswith("OCR (Tesseract) on pages 1; mean word confidence p1:")
+    scanned = next(c for c in store.chunks if c.source.startswith("scanned_image"))
+    assert "Docling bundles PDF document conversion" in scanned.text
     fbi = [c for c in store.chunks if c.source.startswith("table_fbi")]
     table_chunks = [c for c in fbi if "| Alabama | 18,870 |" in c.text]
     assert table_chunks, "the FBI table should yield a Markdown table chunk"
@@ -144,12 +146,12 @@ def test_cli_ingest_and_info(tmp_path, evaldata):
         "warnings",
         "new_embeddings",
     }
-    assert files["scanned_image_only_ocr_test.pdf"]["empty_pages"] == [1]
+    assert files["scanned_image_only_ocr_test.pdf"]["empty_pages"] == []  # OCR read it
     assert rep["totals"] == {
         "files": 3,
         "failed": 1,
-        "chunks": ok["chunks"],
-        "new_embeddings": ok["new_embeddings"],
+        "chunks": ok["chunks"] + files["scanned_image_only_ocr_test.pdf"]["chunks"],  # OCR made one
+        "new_embeddings": ok["new_embeddings"] + files["scanned_image_only_ocr_test.pdf"]["new_embeddings"],
     }
     # second run: nothing new is embedded, exit 0 without the broken file
     proc = run_ragkit(*cmd[:-1], **env)

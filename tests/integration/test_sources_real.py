@@ -32,9 +32,15 @@ def test_cli_ingests_files_urls_docx_and_qa_then_cites_the_url(pages, tmp_path):
     d.save(tmp_path / "notes.docx")
     index = tmp_path / "idx"
     url = f"{pages.url}/news"
+    closed = run_ragkit("ingest", "--index", str(tmp_path / "closed"), "--json", url, RAGKIT_FETCH_ALLOW="")
+    refused = json.loads(closed.stdout)["files"]
+    assert refused[0]["file"] == url
+    assert "loopback address: refused by the fetch policy" in refused[0]["error"]
+    port = url.split(":")[2].split("/")[0]
     proc = run_ragkit(
         "ingest", "--index", str(index), "--json", str(FIXTURES / "article.html"), url,
-        str(tmp_path / "notes.docx"), str(FIXTURES / "qa.csv"),
+        str(tmp_path / "notes.docx"), str(FIXTURES / "qa.csv"), "--allow-host", f"127.0.0.1:{port}",
+        RAGKIT_FETCH_ALLOW="",
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     files = {f["file"]: f for f in json.loads(proc.stdout)["files"]}

@@ -12,6 +12,8 @@ import pytest
 
 from ragkit.index.ingest import ingest_bytes, open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker, chunker_for
+from ragkit.ingestion.parsing import OPTIONS as PARSE_OPTIONS
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS, GROUPS
 from ragkit.retrievers import retriever_from_config
@@ -24,6 +26,9 @@ SPECIAL: dict[str, Any] = {
     "confidence_calibration": {"method": "platt", "a": 1.0, "b": 0.0},
     "embedding_model": "fake/hash-embedder-2",
 }
+
+
+PARSE_FIELDS = tuple(o.key for o in PARSE_OPTIONS)  # they decide the index's path
 
 
 def alternative(field: str) -> Any:
@@ -99,8 +104,10 @@ def test_a_field_that_changes_the_retriever_changes_the_apps_cache_key(field, st
             )
         finally:
             emb.model_id = st.model_id = "fake/hash-embedder"
-        index_changed = chunker_for(varied).spec() != chunker_for(base).spec() or (
-            varied.embedding_model != base.embedding_model
+        index_changed = (
+            chunker_for(varied).spec() != chunker_for(base).spec()
+            or varied.embedding_model != base.embedding_model
+            or ParseSettings.of(varied) != ParseSettings.of(base)  # another index: another path
         )
         if changed or index_changed:
             assert field in RETRIEVER_FIELDS, (
@@ -111,7 +118,7 @@ def test_a_field_that_changes_the_retriever_changes_the_apps_cache_key(field, st
             # declared as deciding the retriever: the hybrid (which holds every part) must show it, or the
             # reranker must (its fields only act when reranking is on)
             reranked = replace(varied, rerank=True), replace(base, rerank=True)
-            assert field in ("chunker", "retriever") or fingerprint(
+            assert field in ("chunker", "retriever", *PARSE_FIELDS) or fingerprint(
                 retriever_from_config(reranked[0], st, emb)
             ) != fingerprint(retriever_from_config(reranked[1], st, emb)), (
                 f"{field} is keyed but has no effect"

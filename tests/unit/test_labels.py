@@ -73,3 +73,23 @@ def test_chunk_labels_of_the_first_format_are_read_as_passages_and_rewritten(tmp
     ls.save()
     line = json.loads(path.read_text())
     assert line["v"] == 2 and line["kind"] == "passage" and line["chunk_id"] == "doc-abc-00003"
+
+
+def test_two_sessions_labelling_at_once_keep_each_others_labels(tmp_path):
+    """Each session holds its own LabelSet, read before the other saved: neither save loses a label."""
+    path = tmp_path / "labels.jsonl"
+    first, second = LabelSet(path), LabelSet(path)
+    a = Chunk("c1", "d1", "a.txt", 0, "alpha text", (Span(1, 0, 10),))
+    b = Chunk("c2", "d2", "b.txt", 0, "beta text", (Span(1, 0, 9),))
+    first.set("Where is alpha?", a, True)
+    second.set("Where is beta?", b, True)
+    second.set_absent("Is there gamma?", True)
+    first.save()
+    second.save()
+    again = LabelSet(path)
+    assert again.for_question("Where is alpha?").relevant and again.for_question("Where is beta?").relevant
+    assert again.for_question("Is there gamma?").absent
+    assert first.for_question("Where is alpha?").relevant  # the saving set sees the merged file too
+    first.set("Where is alpha?", a, False)  # a later judgement of the same passage wins
+    first.save()
+    assert not LabelSet(path).for_question("Where is alpha?").relevant

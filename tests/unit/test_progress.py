@@ -28,3 +28,13 @@ def test_cli_progress_prints_lines_when_stderr_is_not_a_terminal():
         slow("embed", done, 100)
     slow("embed", 100, 100)
     assert len(quiet.getvalue().splitlines()) == 2  # the first event, then the end of the stage
+
+
+def test_first_progress_line_printed_on_a_machine_booted_a_second_ago(monkeypatch):
+    """``time.monotonic()`` counts from boot on Linux: right after boot it is below any interval."""
+    import ragkit.core.progress as progress
+
+    monkeypatch.setattr(progress.time, "monotonic", lambda: 0.5)
+    out = io.StringIO()
+    CliProgress(stream=out, interval=5.0)("parse", 0, 3)
+    assert out.getvalue().splitlines() == ["parse: 0/3 files"]

@@ -58,3 +58,18 @@ def test_the_last_collection_is_remembered(tmp_path):
     assert last_collection(tmp_path) is None
     remember_collection(tmp_path, "papers")
     assert last_collection(tmp_path) == "papers"
+
+
+def test_a_session_saving_one_config_keeps_the_other_sessions_change_of_the_other(tmp_path):
+    Workspace(tmp_path).save_configs({"A": PipelineConfig(name="A"), "B": PipelineConfig(name="B")})
+    Workspace(tmp_path).save_configs({"A": PipelineConfig(name="A", top_k=7)})  # session 1 edits A
+    Workspace(tmp_path).save_configs({"B": PipelineConfig(name="B", retriever="bm25")})  # session 2, B
+    saved = Workspace(tmp_path).configs()
+    assert saved["A"].top_k == 7 and saved["B"].retriever == "bm25"
+
+
+def test_a_chat_is_found_by_its_id_only(tmp_path):
+    ws = Workspace(tmp_path)
+    ws.append_turn("c1", {"question": "q1", "answer": {"answer": "a1"}})
+    assert ws.chat("c1")["turns"][0]["question"] == "q1"
+    assert ws.chat("c2") is None and ws.chat(None) is None

@@ -1,0 +1,120 @@
+"""OCR of PDF pages with Tesseract: PyMuPDF renders the page, the ``tesseract`` program reads it.
+
+Tesseract is asked for TSV output, so every word comes with its confidence: the page's text is rebuilt
+from the words (lines and paragraphs as Tesseract found them) and the report can say how sure it was
+(the mean word confidence, 0–100). A page "needs" OCR when its text layer is missing or mostly garbage
+(:func:`needs_ocr`). Where Tesseract is not installed, :data:`INSTALL` is the command that installs it.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import subprocess
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ragkit.core.errors import DocumentError
+
+INSTALL = "apt-get install -y tesseract-ocr tesseract-ocr-eng"
+DPI = 300
+TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    """What OCR read on one page: the text, the mean word confidence (0–100) and the word count."""
+
+    text: str
+    confidence: float
+    words: int
+
+
+def tesseract_path() -> str | None:
+    return shutil.which("tesseract")
+
+
+@lru_cache(maxsize=1)
+def languages() -> tuple[str, ...]:
+    """The installed Tesseract languages (``eng``, ``deu``…; ``osd`` left out); empty without Tesseract."""
+    exe = tesseract_path()
+    if exe is None:
+        return ()
+    try:
+        out = subprocess.run([exe, "--list-langs"], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return tuple(x.strip() for x in out.splitlines()[1:] if x.strip() and x.strip() != "osd")
+
+
+def check_language(lang: str) -> None:
+    """Raise a clear error when Tesseract or one of the ``+``-joined languages is not installed."""
+    if tesseract_path() is None:
+        raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
+    missing = [x for x in lang.split("+") if x not in languages()]
+    if missing:
+        pkgs = " ".join(f"tesseract-ocr-{x}" for x in missing)
+        raise DocumentError(
+            "OCR", f"the OCR language {'+'.join(missing)} is not installed (apt-get install -y {pkgs}); "
+            f"installed: {', '.join(languages()) or 'none'}",
+        )  # fmt: skip
+
+
+def usable_chars(text: str) -> int:
+    """Characters of real text: letters and digits (garbage from a broken font map is mostly neither)."""
+    return sum(ch.isalnum() for ch in text)
+
+
+def needs_ocr(text: str) -> bool:
+    """Whether a page's text layer is missing or mostly garbage (replacement characters, control and
+    private-use characters, too few letters for its length)."""
+    stripped = "".join(text.split())
+    if usable_chars(stripped) < 20:
+        return True
+    bad = sum(ch == "\ufffd" or 0xE000 <= ord(ch) <= 0xF8FF or ord(ch) < 32 for ch in stripped)
+    return bad / len(stripped) > 0.2 or usable_chars(stripped) / len(stripped) < 0.4
+
+
+def ocr_page(page: object, lang: str = "eng", dpi: int = DPI) -> OcrPage:
+    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` and read it with Tesseract."""
+    import pymupdf
+
+    exe = tesseract_path()
+    if exe is None:
+        raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)  # type: ignore[attr-defined]
+    png = pix.tobytes("png")
+    try:
+        proc = subprocess.run(
+            [exe, "stdin", "stdout", "-l", lang, "--psm", "3", "tsv"],
+            input=png, capture_output=True, timeout=TIMEOUT_S, check=False,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        raise DocumentError("OCR", f"Tesseract took more than {TIMEOUT_S:g} s on one page") from None
+    if proc.returncode != 0:
+        raise DocumentError("OCR", f"Tesseract failed: {proc.stderr.decode(errors='replace').strip()[:300]}")
+    return parse_tsv(proc.stdout.decode("utf-8", errors="replace"))
+
+
+def parse_tsv(tsv: str) -> OcrPage:
+    """Tesseract's TSV (one row per word, with block/paragraph/line numbers and a confidence) as text:
+    words joined into lines, paragraphs separated by a blank line."""
+    rows = csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
+    paragraphs: dict[tuple[int, int], dict[int, list[str]]] = {}
+    confs: list[float] = []
+    for r in rows:
+        word = (r.get("text") or "").strip()
+        if r.get("level") != "5" or not word:
+            continue
+        conf = float(r.get("conf") or -1)
+        if conf >= 0:
+            confs.append(conf)
+        para = paragraphs.setdefault((int(r["block_num"]), int(r["par_num"])), {})
+        para.setdefault(int(r["line_num"]), []).append(word)
+    text = "\n\n".join(
+        "\n".join(" ".join(words) for _, words in sorted(lines.items()))
+        for _, lines in sorted(paragraphs.items())
+    )
+    mean = sum(confs) / len(confs) if confs else 0.0
+    return OcrPage(text, round(mean, 1), len(confs))

@@ -1,0 +1,184 @@
+"""PDF -> Markdown pages with PyMuPDF's layout engine (through pymupdf4llm): headings, lists and tables
+(ruled or not) as Markdown, reading order across columns, page headers and footers dropped.
+
+Each page is parsed on its own, so progress, the time cap and the expansion caps apply per page and a
+page's text is exactly what its number says. Pages without a usable text layer are OCR'd with Tesseract
+(:mod:`ragkit.ingestion.ocr`) when the OCR mode allows it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.core.errors import DocumentError
+from ragkit.core.types import Page
+from ragkit.ingestion.limits import Budget
+from ragkit.ingestion.ocr import INSTALL, check_language, needs_ocr, ocr_page
+from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
+from ragkit.ingestion.tables import count_markdown_tables
+
+_PICTURE = re.compile(r"^\*\*==> picture \[[^\]]*\] intentionally omitted <==\*\*\s*$", re.M)
+_BLANKS = re.compile(r"\n{3,}")
+
+
+@dataclass
+class OcrReport:
+    """Which pages were OCR'd, and how sure Tesseract was on each (mean word confidence, 0–100)."""
+
+    pages: dict[int, float]
+    empty: list[int]  # OCR'd, and nothing was read
+
+    def warnings(self) -> list[str]:
+        from ragkit.ingestion.reading import page_ranges
+
+        out = []
+        if self.pages:
+            conf = ", ".join(f"p{p}: {c:.0f}" for p, c in sorted(self.pages.items()))
+            where = page_ranges(sorted(self.pages))
+            out.append(f"OCR (Tesseract) on pages {where}; mean word confidence {conf}")
+        return out
+
+
+@dataclass(frozen=True)
+class LayoutPage:
+    """One page's Markdown and the page-header/footer boxes the layout engine found in it."""
+
+    text: str
+    margins: tuple[tuple[int, int], ...]  # (start, stop) of each header/footer box in ``text``
+    tables: tuple[tuple[int, int, tuple[float, float, float, float]], ...] = ()  # (start, stop, bbox)
+
+
+def layout_page(page: Any) -> LayoutPage:
+    """One page as Markdown by PyMuPDF's layout engine, with its header and footer boxes located."""
+    from pymupdf4llm.helpers.document_layout import parse_document
+    from pymupdf4llm.ocr import OCRMode
+
+    parsed = parse_document(page.parent, pages=[page.number], use_ocr=OCRMode.NEVER, force_text=True)
+    chunks = parsed.to_markdown(header=True, footer=True, page_chunks=True)
+    if not chunks:
+        return LayoutPage("", ())
+    boxes = chunks[0].get("page_boxes") or []
+    margins = tuple(tuple(b["pos"]) for b in boxes if b["class"] in ("page-header", "page-footer"))
+    tables = tuple((*b["pos"], tuple(b["bbox"])) for b in boxes if b["class"] == "table")
+    return LayoutPage(chunks[0]["text"], margins, tables)  # type: ignore[arg-type]
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """The share of the smaller box that the two boxes have in common."""
+    w = min(a[2], b[2]) - max(a[0], b[0])
+    h = min(a[3], b[3]) - max(a[1], b[1])
+    if w <= 0 or h <= 0:
+        return 0.0
+    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return w * h / smaller if smaller > 0 else 0.0
+
+
+def ruled_tables(pg: LayoutPage, found: list[Block]) -> list[tuple[int, int, str]]:
+    """Edits that put pdfplumber's reading of a ruled table in place of the layout engine's, where both
+    found the same table (their boxes overlap by more than half)."""
+    edits = []
+    for start, stop, bbox in pg.tables:
+        match = next((t for t in found if _overlap(bbox, (t.x0, t.y0, t.x1, t.y1)) > 0.5), None)
+        if match is not None:
+            edits.append((start, stop, match.text + "\n\n"))
+    return edits
+
+
+def _running(text: str) -> str:
+    """A header/footer's text with its numbers left out: what repeats from page to page."""
+    return re.sub(r"\d+", "#", " ".join(text.split()).lower())
+
+
+def _page_number(text: str) -> bool:
+    return bool(re.fullmatch(r"(page\s*)?[\divxlc]+(\s*(of|/)\s*\d+)?", " ".join(text.split()).lower()))
+
+
+def drop_running_margins(
+    pages: list[LayoutPage], edits: list[list[tuple[int, int, str]]] | None = None
+) -> list[str]:
+    """Each page's Markdown without its running headers and footers (and with ``edits`` applied): a
+    header/footer box is dropped when its text (numbers aside) recurs on another page or is a page
+    number; a one-off line the engine put in the margin (a title at the top of a short page) is kept."""
+    seen: dict[str, int] = {}
+    for pg in pages:
+        for key in {_running(pg.text[a:b]) for a, b in pg.margins}:
+            seen[key] = seen.get(key, 0) + 1
+    out = []
+    for n, pg in enumerate(pages):
+        drop = [
+            (a, b) for a, b in pg.margins
+            if not pg.text[a:b].strip() or _page_number(pg.text[a:b]) or seen[_running(pg.text[a:b])] > 1
+        ]  # fmt: skip
+        text = pg.text
+        changes = [(a, b, "") for a, b in drop] + (edits[n] if edits else [])
+        for a, b, new in sorted(changes, reverse=True):
+            text = text[:a] + new + text[b:]
+        text = _PICTURE.sub("", text)  # "picture intentionally omitted" placeholders are not text
+        out.append(_BLANKS.sub("\n\n", text).strip())
+    return out
+
+
+def parse_layout_pages(
+    name: str, doc: Any, data: bytes, budget: Budget, progress: Any, check_streams: Any, warnings: list[str]
+) -> list[Page]:
+    """Every page of an opened PDF as layout Markdown, running headers and footers dropped, ruled tables
+    read by pdfplumber."""
+    laid: list[LayoutPage] = []
+    edits: list[list[tuple[int, int, str]]] = []
+    plumber = Plumber(data, warnings)
+    for i in range(doc.page_count):
+        budget.check_time(f"page {i + 1} of {doc.page_count}")
+        with page_errors(name, i):
+            page = doc.load_page(i)
+            check_streams(name, doc, page, i, budget)
+            laid.append(layout_page(page))
+            if laid[-1].tables and plumber.pdf is None:
+                plumber.__enter__()  # opened at the first page with a table
+            edits.append(ruled_tables(laid[-1], plumber.tables(i)) if laid[-1].tables else [])
+        budget.add_text(len(laid[-1].text))
+        if progress:
+            progress(i + 1, doc.page_count)
+    plumber.__exit__()
+    texts = drop_running_margins(laid, edits)
+    return [Page(number=i + 1, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(texts)]
+
+
+def ocr_pages(
+    doc: Any, pages: list[Page], ocr: str, ocr_language: str, budget: Budget
+) -> tuple[list[Page], list[str], OcrReport]:
+    """OCR the pages whose text layer is not usable (``auto``), or every page (``always``); a page where
+    OCR reads nothing keeps its text layer."""
+    report = OcrReport({}, [])
+    if ocr == "never":
+        return pages, [], report
+    want = [p.number for p in pages if ocr == "always" or needs_ocr(p.text)]
+    if not want:
+        return pages, [], report
+    try:
+        check_language(ocr_language)
+    except DocumentError as e:
+        return pages, [str(e).removeprefix("OCR: ") + " — pages without a text layer were not read"], report
+    out = list(pages)
+    for n in want:
+        budget.check_time(f"OCR of page {n}")
+        read = ocr_page(doc.load_page(n - 1), ocr_language)
+        report.pages[n] = read.confidence
+        if not read.text.strip():
+            report.empty.append(n)
+            continue
+        budget.add_text(len(read.text))
+        out[n - 1] = Page(number=n, text=read.text, tables=count_markdown_tables(read.text))
+    return out, report.warnings(), report
+
+
+__all__ = [
+    "INSTALL",
+    "LayoutPage",
+    "OcrReport",
+    "drop_running_margins",
+    "layout_page",
+    "ocr_pages",
+    "parse_layout_pages",
+]

@@ -1,0 +1,121 @@
+"""Layout-aware PDF parsing and OCR: a borderless table kept whole and found, a scanned page read by
+Tesseract (character error rate against docling's Tesseract reference), text layers kept, the parser as a
+choice the collection parses once per setting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from ragkit.core.types import Document
+from ragkit.evaluation.answers import char_error_rate as cer
+from ragkit.ingestion.chunkers import MarkdownChunker
+from ragkit.ingestion.ocr import parse_tsv
+from ragkit.ingestion.parse import load_document
+from ragkit.ingestion.parsing import ParseSettings
+from ragkit.retrievers.bm25 import BM25Retriever
+from tests.conftest import PDFS
+from tests.unit.test_bm25 import ChunkStore
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "bench" / "reference_md"
+ROWS = [("Firing", "Cone", "Hours", "Peak temperature"), ("Bisque", "04", "9", "1,060 C"),
+        ("Glaze one", "6", "11", "1,222 C"), ("Glaze two", "10", "13", "1,305 C"),
+        ("Raku", "06", "2", "1,000 C")]  # fmt: skip
+
+
+def borderless_table_pdf(path: Path) -> Path:
+    """A page with prose around a table drawn as positioned text only: no ruling lines at all."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Kiln firing log", fontsize=16)
+    page.insert_text(
+        (72, 102), "The table below lists each firing of the stoneware kiln this spring.", fontsize=10
+    )
+    y = 132
+    for r in ROWS:
+        for x, cell in zip((72, 200, 280, 360), r, strict=True):
+            page.insert_text((x, y), cell, fontsize=10, fontname="hebo" if r is ROWS[0] else "helv")
+        y += 18
+    page.insert_text((72, y + 20), "Every firing was logged by the studio technician.", fontsize=10)
+    page.insert_text((72, y + 40), "Glazes were mixed the week before each firing from the studio's recipes.",
+                     fontsize=10)  # fmt: skip
+    doc.save(path)
+    return path
+
+
+def test_a_borderless_table_is_one_chunk_with_its_header_and_a_cell_question_finds_it(tmp_path):
+    doc = load_document(borderless_table_pdf(tmp_path / "kiln.pdf"))
+    assert doc.pages[0].tables == 1 and doc.meta["parser"] == "layout-auto-eng"
+    chunks = MarkdownChunker(min_chars=0, max_chars=300).split(doc)
+    (table,) = [c for c in chunks if "|---" in c.text]
+    assert "Peak temperature" in table.text and "Raku" in table.text  # header and every row, together
+    assert all(" | ".join(r[:1]) in table.text.replace("|", " | ") for r in ROWS)
+    page = doc.pages[0].text
+    assert all(page[s.start : s.end] in page for s in table.spans)  # spans index the page text
+    bm25 = BM25Retriever(ChunkStore(chunks))
+    assert bm25.search("How many hours did the Raku firing take?", 1)[0].chunk_id == table.chunk_id
+    plain = load_document(tmp_path / "kiln.pdf", settings=ParseSettings("plain"))
+    assert plain.pages[0].tables == 0  # no ruling lines: the plain reader sees loose text
+
+
+def test_a_scanned_page_is_read_by_ocr_and_a_text_layer_is_kept(tmp_path):
+    scan = load_document(PDFS / "scanned_image_only_ocr_test.pdf")
+    want = (REFERENCE / "scanned_image_only_ocr_test.md").read_text()
+    assert cer(scan.pages[0].text, want) <= 0.05, scan.pages[0].text
+    (note,) = [w for w in scan.warnings if w.startswith("OCR (Tesseract) on pages 1;")]
+    assert float(note.rsplit(": ", 1)[1]) > 50  # the mean word confidence is reported
+    never = load_document(PDFS / "scanned_image_only_ocr_test.pdf", settings=ParseSettings(ocr="never"))
+    assert (
+        not never.pages[0].text.strip()
+        and "page 1 has no extractable text — scanned image?" in never.warnings
+    )
+    prose = load_document(PDFS / "docling_multi_page.pdf")  # a real text layer: never OCR'd in auto
+    assert not any("OCR" in w for w in prose.warnings) and "typewriter" in prose.pages[0].text.lower()
+
+
+def test_without_tesseract_the_warning_names_the_install_command(monkeypatch):
+    import ragkit.ingestion.ocr as ocr
+
+    monkeypatch.setattr(ocr.shutil, "which", lambda name: None)
+    doc = load_document(PDFS / "scanned_image_only_ocr_test.pdf")
+    assert any("apt-get install -y tesseract-ocr tesseract-ocr-eng" in w for w in doc.warnings)
+    assert any("scanned image?" in w for w in doc.warnings)
+    assert load_document(PDFS / "docling_multi_page.pdf").pages[0].text  # everything else works
+
+
+def test_tesseract_tsv_becomes_lines_paragraphs_and_a_confidence():
+    head = "level\tpage_num\tblock_num\tpar_num\tline_num\tword_num\tleft\ttop\twidth\theight\tconf\ttext\n"
+    rows = ["5\t1\t1\t1\t1\t1\t0\t0\t1\t1\t90\tKiln", "5\t1\t1\t1\t1\t2\t0\t0\t1\t1\t80\tlog",
+            "5\t1\t1\t1\t2\t1\t0\t0\t1\t1\t70\tcone", "4\t1\t2\t1\t1\t0\t0\t0\t1\t1\t-1\t",
+            "5\t1\t2\t1\t1\t1\t0\t0\t1\t1\t60\tten"]  # fmt: skip
+    page = parse_tsv(head + "\n".join(rows))
+    assert page.text == "Kiln log\ncone\n\nten" and page.confidence == 75.0 and page.words == 4
+
+
+def test_a_collection_parses_each_pdf_once_per_parser_and_indexes_them_apart(
+    tmp_path, fake_embedder, monkeypatch
+):
+    from ragkit.index.collections import Collection
+    from ragkit.ingestion.chunkers import SlidingChunker
+
+    c = Collection.create("lab", tmp_path)
+    pdf = borderless_table_pdf(tmp_path / "kiln.pdf")
+    assert not c.add_files([("kiln.pdf", pdf.read_bytes())]).failed
+    (layout,) = c.documents(ParseSettings())
+    (plain,) = c.documents(ParseSettings("plain"))
+    assert layout.pages[0].tables == 1 and plain.pages[0].tables == 0
+    assert plain.source == layout.source == "kiln.pdf" and plain.doc_id == layout.doc_id
+    import ragkit.index.collections as collections
+
+    monkeypatch.setattr(collections, "parse_bytes", lambda *a, **k: pytest.fail("parsed twice"))
+    again = Collection("lab", tmp_path)
+    assert again.documents(ParseSettings("plain"))[0].pages[0].text == plain.pages[0].text  # from the cache
+    chunker = SlidingChunker(size=200, overlap=20)
+    paths = {c.index_path(chunker, fake_embedder, ParseSettings(p)) for p in ("layout", "plain")}
+    assert len(paths) == 2
+    store, _ = again.index(chunker, fake_embedder, settings=ParseSettings("plain"))
+    assert "|---" not in " ".join(ch.text for ch in store.chunks)
+    assert isinstance(store.documents[next(iter(store.documents))], Document)
