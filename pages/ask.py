@@ -66,30 +66,20 @@ for turn in earlier:
         history += [Message("user", turn["question"]), Message("assistant", turn["answer"]["answer"])]
 
 if question and ready and ws is not None:
-    key = f"{chat['id']}-t{len(earlier)}"
-    answer, error, pipe, prep = None, None, None, None
-    try:
-        (pipe,) = widgets.pipelines(collection, [cfg])
-        # the question's work runs before anything of it is drawn: its stage timings are the work's,
-        # with no drawing beside them (a reader answers at once; a streaming LLM streams below)
-        prep = pipe.prepare(question, history)
-        if not pipe.streams(prep):
-            answer = pipe.finish(prep, "".join(pipe.stream(prep)))
-    except RagkitError as e:
-        error = str(e)
     with live:
         with st.chat_message("user"):
             st.markdown(widgets.text_md(question))
         with st.chat_message("assistant"):
+            key = f"{chat['id']}-t{len(earlier)}"
             try:
-                if error:
-                    raise RagkitError(error)
-                if answer is None:
-                    placeholder = st.empty()
-                    with placeholder.container(), st.spinner("Writing the answer…"):
-                        text = st.write_stream(pipe.stream(prep))
-                    answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
-                    placeholder.empty()
+                (pipe,) = widgets.pipelines(collection, [cfg])
+                with st.spinner("Searching the collection…"):
+                    prep = pipe.prepare(question, history)
+                placeholder = st.empty()
+                with placeholder.container(), st.spinner("Writing the answer…"):
+                    text = st.write_stream(pipe.stream(prep))
+                answer = pipe.finish(prep, text if isinstance(text, str) else "".join(map(str, text)))
+                placeholder.empty()
                 answers.render_answer(answer, collection, key=key)
                 ws.append_turn(chat["id"], {"question": question, "answer": answer.to_dict()})
             except RagkitError as e:

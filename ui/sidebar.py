@@ -37,9 +37,10 @@ STORE_CHOICES = {
 def collection_picker() -> None:
     """Choose or create the collection every page works on; restores its saved workspace.
 
-    The active collection comes from a pending "Create", else the session, else the link (``?collection=``),
-    else the one used last, else the first. It is set before the selectbox exists (setting a widget's state
-    after it exists is what crashed "Create" before).
+    The active collection comes from a pending "Create", else the session (the box, or the collection it
+    restored), else the link (``?collection=``), else the one used last on this server, else the first.
+    It is set before the selectbox exists (setting a widget's state after it exists is what crashed
+    "Create" before).
     """
     ss = st.session_state
     names = list_collections()
@@ -49,10 +50,15 @@ def collection_picker() -> None:
     if ss.get(state.COLLECTION) not in names:
         from ragkit.app.workspace import last_collection
 
+        # this session's own collection first (kept outside the widget, whose state Streamlit can drop),
+        # then the link; the one used last on this server only for a brand-new session — else a session
+        # whose widget state was dropped followed whoever created a collection last (found by
+        # bench/load_test.py: a session in 'shared' found itself in another session's new, empty one)
+        mine = ss.get(state.RESTORED_FOR)
         wanted = st.query_params.get("collection")
         last = last_collection(default_root())
-        ss[state.COLLECTION] = (
-            wanted if wanted in names else last if last in names else (names[0] if names else None)
+        ss[state.COLLECTION] = next(
+            (c for c in (mine, wanted, last) if c in names), names[0] if names else None
         )
     current = ss.get(state.COLLECTION)
     if current and ss.get(state.RESTORED_FOR) != current:

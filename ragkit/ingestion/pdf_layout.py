@@ -47,7 +47,7 @@ class LayoutPage:
 
     text: str
     margins: tuple[tuple[int, int], ...]  # (start, stop) of each header/footer box in ``text``
-    tables: tuple[tuple[int, int, tuple[float, float, float, float]], ...] = ()  # (start, stop, bbox)
+    boxes: tuple[tuple[int, int, tuple[float, float, float, float]], ...] = ()  # every box: start, stop, bbox
 
 
 def layout_page(page: Any) -> LayoutPage:
@@ -61,29 +61,31 @@ def layout_page(page: Any) -> LayoutPage:
         return LayoutPage("", ())
     boxes = chunks[0].get("page_boxes") or []
     margins = tuple(tuple(b["pos"]) for b in boxes if b["class"] in ("page-header", "page-footer"))
-    tables = tuple((*b["pos"], tuple(b["bbox"])) for b in boxes if b["class"] == "table")
-    return LayoutPage(chunks[0]["text"], margins, tables)  # type: ignore[arg-type]
+    placed = tuple((*b["pos"], tuple(b["bbox"])) for b in boxes)
+    return LayoutPage(chunks[0]["text"], margins, placed)  # type: ignore[arg-type]
 
 
-def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    """The share of the smaller box that the two boxes have in common."""
-    w = min(a[2], b[2]) - max(a[0], b[0])
-    h = min(a[3], b[3]) - max(a[1], b[1])
-    if w <= 0 or h <= 0:
-        return 0.0
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return w * h / smaller if smaller > 0 else 0.0
+def _inside(box: tuple[float, ...], region: tuple[float, ...]) -> float:
+    """The share of ``box``'s area that lies inside ``region`` (both ``x0, y0, x1, y1``)."""
+    w = min(box[2], region[2]) - max(box[0], region[0])
+    h = min(box[3], region[3]) - max(box[1], region[1])
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
 
 
-def ruled_tables(pg: LayoutPage, found: list[Block]) -> list[tuple[int, int, str]]:
-    """Edits that put pdfplumber's reading of a ruled table in place of the layout engine's, where both
-    found the same table (their boxes overlap by more than half)."""
-    edits = []
-    for start, stop, bbox in pg.tables:
-        match = next((t for t in found if _overlap(bbox, (t.x0, t.y0, t.x1, t.y1)) > 0.5), None)
-        if match is not None:
-            edits.append((start, stop, match.text + "\n\n"))
-    return edits
+def ruled_tables(pg: LayoutPage, found: list[Block]) -> tuple[list[tuple[int, int, str]], set[int]]:
+    """Edits that put each table pdfplumber found by its ruling lines in place of the layout boxes it
+    covers (more than half of a box inside the table): the first such box becomes the table, the others
+    go. Returns the edits and the start offsets of the boxes they replace."""
+    edits: list[tuple[int, int, str]] = []
+    used: set[int] = set()
+    for t in found:
+        region = (t.x0, t.y0, t.x1, t.y1)
+        covered = [(a, b) for a, b, bbox in pg.boxes if a not in used and _inside(bbox, region) > 0.5]
+        for n, (a, b) in enumerate(sorted(covered)):
+            edits.append((a, b, t.text + "\n\n" if n == 0 else ""))
+            used.add(a)
+    return edits, used
 
 
 def _running(text: str) -> str:
@@ -96,7 +98,7 @@ def _page_number(text: str) -> bool:
 
 
 def drop_running_margins(
-    pages: list[LayoutPage], edits: list[list[tuple[int, int, str]]] | None = None
+    pages: list[LayoutPage], edits: list[tuple[list[tuple[int, int, str]], set[int]]] | None = None
 ) -> list[str]:
     """Each page's Markdown without its running headers and footers (and with ``edits`` applied): a
     header/footer box is dropped when its text (numbers aside) recurs on another page or is a page
@@ -107,12 +109,13 @@ def drop_running_margins(
             seen[key] = seen.get(key, 0) + 1
     out = []
     for n, pg in enumerate(pages):
+        mine, replaced = edits[n] if edits else ([], set())
         drop = [
-            (a, b) for a, b in pg.margins
+            (a, b) for a, b in pg.margins if a not in replaced
             if not pg.text[a:b].strip() or _page_number(pg.text[a:b]) or seen[_running(pg.text[a:b])] > 1
         ]  # fmt: skip
         text = pg.text
-        changes = [(a, b, "") for a, b in drop] + (edits[n] if edits else [])
+        changes = [(a, b, "") for a, b in drop] + mine
         for a, b, new in sorted(changes, reverse=True):
             text = text[:a] + new + text[b:]
         text = _PICTURE.sub("", text)  # "picture intentionally omitted" placeholders are not text
@@ -126,21 +129,18 @@ def parse_layout_pages(
     """Every page of an opened PDF as layout Markdown, running headers and footers dropped, ruled tables
     read by pdfplumber."""
     laid: list[LayoutPage] = []
-    edits: list[list[tuple[int, int, str]]] = []
-    plumber = Plumber(data, warnings)
-    for i in range(doc.page_count):
-        budget.check_time(f"page {i + 1} of {doc.page_count}")
-        with page_errors(name, i):
-            page = doc.load_page(i)
-            check_streams(name, doc, page, i, budget)
-            laid.append(layout_page(page))
-            if laid[-1].tables and plumber.pdf is None:
-                plumber.__enter__()  # opened at the first page with a table
-            edits.append(ruled_tables(laid[-1], plumber.tables(i)) if laid[-1].tables else [])
-        budget.add_text(len(laid[-1].text))
-        if progress:
-            progress(i + 1, doc.page_count)
-    plumber.__exit__()
+    edits: list[tuple[list[tuple[int, int, str]], set[int]]] = []
+    with Plumber(data, warnings) as plumber:
+        for i in range(doc.page_count):
+            budget.check_time(f"page {i + 1} of {doc.page_count}")
+            with page_errors(name, i):
+                page = doc.load_page(i)
+                check_streams(name, doc, page, i, budget)
+                laid.append(layout_page(page))
+                edits.append(ruled_tables(laid[-1], plumber.tables(i)))
+            budget.add_text(len(laid[-1].text))
+            if progress:
+                progress(i + 1, doc.page_count)
     texts = drop_running_margins(laid, edits)
     return [Page(number=i + 1, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(texts)]
 

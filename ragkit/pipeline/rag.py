@@ -335,11 +335,6 @@ class RagPipeline:
         prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
         return self.finish(prep, gen.text, gen.prompt_tokens, gen.completion_tokens, gen.meta)
 
-    def streams(self, prep: Prepared) -> bool:
-        """Whether :meth:`stream` yields the answer piece by piece as a model writes it (a chat LLM), or
-        all at once (an abstention before generation, a reader)."""
-        return prep.request is not None and not self.measures_answerability
-
     def stream(self, prep: Prepared) -> Iterator[str]:
         """Text pieces of the answer for a prepared question (the fallback sentence if it abstained)."""
         if prep.request is None:
