@@ -92,6 +92,11 @@ def config_summary(cfg: PipelineConfig) -> str:
     parts += [cfg.llm + (f":{cfg.llm_model}" if cfg.llm_model else ""), f"top-{cfg.top_k}"]
     if cfg.no_retrieval:
         parts.append("no retrieval")
+    if (cfg.pdf_parser, cfg.ocr, cfg.ocr_language) != ("layout", "auto", "eng"):  # PDFs read otherwise
+        parts.append(
+            f"PDFs: {cfg.pdf_parser}, OCR {cfg.ocr}"
+            + (f" ({cfg.ocr_language})" if cfg.ocr != "never" else "")
+        )
     return " · ".join(parts)
 
 

@@ -1,7 +1,13 @@
-"""PDF -> pages: PyMuPDF text blocks in a column-aware reading order, tables from pdfplumber as Markdown in
-place of the text they cover, diagnostics for pages without text."""
+"""PDF -> pages, by the chosen parser: ``layout`` (:mod:`ragkit.ingestion.pdf_layout`) or ``plain`` (here:
+PyMuPDF text blocks in a column-aware reading order, tables from pdfplumber as Markdown in place of the
+text they cover); then OCR where the text layer is not usable, accents re-joined, diagnostics for pages
+without text."""
 
 from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import replace
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
@@ -9,6 +15,24 @@ from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, inflated_size
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.reading import PageProgress, page_ranges
+
+#: spacing accents that TeX-made PDFs put before a letter ("F¨arber", "na¨ıve"), and the combining mark
+#: each stands for
+_SPACING = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
+            "\u02c7": "\u030c"}  # fmt: skip
+_ACCENTED = re.compile("([\u00a8\u00b4\u02c6\u02dc\u02c7])([A-Za-z\u0131])")
+
+
+def join_accents(text: str) -> str:
+    """ "F¨arber" -> "Färber": a spacing accent right before a letter joined onto it (so the word is
+    searchable as typed)."""
+
+    def compose(m: re.Match[str]) -> str:
+        letter = "i" if m.group(2) == "\u0131" else m.group(2)  # TeX accents a dotless i
+        return unicodedata.normalize("NFC", letter + _SPACING[m.group(1)])
+
+    return _ACCENTED.sub(compose, text)
+
 
 #: how a PDF becomes text: ``layout`` (PyMuPDF's layout engine through pymupdf4llm: Markdown headings,
 #: lists and tables, headers and footers dropped) or ``plain`` (text blocks in a column-aware order, tables
@@ -58,6 +82,7 @@ def _parse_pdf(
         else:
             raise DocumentError(name, f"unknown PDF parser {parser!r} (one of {', '.join(PDF_PARSERS)})")
         pages, more, _ = ocr_pages(doc, pages, ocr, ocr_language, budget)
+        pages = [replace(p, text=join_accents(p.text)) for p in pages]
         warnings += more
     empty = [p.number for p in pages if not p.text.strip()]  # OCR, where it ran, read nothing either
     if len(empty) == 1:

@@ -119,3 +119,13 @@ def test_a_collection_parses_each_pdf_once_per_parser_and_indexes_them_apart(
     store, _ = again.index(chunker, fake_embedder, settings=ParseSettings("plain"))
     assert "|---" not in " ".join(ch.text for ch in store.chunks)
     assert isinstance(store.documents[next(iter(store.documents))], Document)
+
+
+def test_spacing_accents_of_tex_pdfs_are_joined_onto_their_letters():
+    from ragkit.ingestion.pdf import join_accents
+
+    got = join_accents("Saier and F\u00a8arber, caf\u00b4e, na\u00a8\u0131ve")
+    assert got == "Saier and Färber, café, naïve"
+    assert join_accents("a lone \u00a8 mark") == "a lone \u00a8 mark"
+    doc = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf", settings=ParseSettings("plain"))
+    assert "Saier and Färber (2019)" in " ".join(p.text for p in doc.pages)
