@@ -9,7 +9,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
-from ragkit.ingestion.limits import Limits, check_zip_expansion
+from ragkit.ingestion.limits import Budget, Limits, check_zip_expansion
 
 
 def docx_to_document(name: str, data: bytes) -> Document:
@@ -50,8 +50,7 @@ def docx_to_document(name: str, data: bytes) -> Document:
             else:
                 parts.append(text)
     text = "\n\n".join(parts)
-    if len(text) > limits.text_bytes:
-        raise limits.over_text(name)
+    Budget(name, limits).add_text(len(text))
     warnings = [] if text.strip() else ["the document holds no text: nothing to index"]
     title = d.core_properties.title or ""
     page = Page(1, text, count_markdown_tables(text))

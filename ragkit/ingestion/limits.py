@@ -87,9 +87,6 @@ class Budget:
         if self.used > self.limits.text_bytes:
             raise self.limits.over_text(self.name)
 
-    def remaining(self) -> int:
-        return max(0, self.limits.text_bytes - self.used)
-
     def check_time(self, where: str) -> None:
         if time.monotonic() - self.started > self.limits.parse_s:
             raise DocumentError(
@@ -134,3 +131,19 @@ def inflated_size(raw: bytes, limit: int) -> int | None:
     except zlib.error:
         return size  # a damaged stream: MuPDF repairs or reports it
     return size if size <= limit else None
+
+
+def check_page_streams(name: str, doc: object, page: object, i: int, budget: Budget) -> None:
+    """Refuse PDF page ``i`` when one of its Flate content streams inflates past the text cap, measured
+    with a bounded buffer before MuPDF or pdfplumber inflate it whole."""
+    limit = budget.limits.text_bytes
+    for xref in page.get_contents():  # type: ignore[attr-defined]
+        _, value = doc.xref_get_key(xref, "Filter")  # type: ignore[attr-defined]
+        if value not in ("/FlateDecode", "[/FlateDecode]"):
+            continue
+        if inflated_size(doc.xref_stream_raw(xref), limit) is None:  # type: ignore[attr-defined]
+            raise DocumentError(
+                name,
+                f"page {i + 1}'s content stream expands to more than {budget.limits.text_mb:g} MB "
+                "(a decompression bomb?): not indexed",
+            )

@@ -14,8 +14,13 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from ragkit.core.errors import DocumentError
+from ragkit.core.types import Page
+from ragkit.ingestion.limits import Budget
+from ragkit.ingestion.reading import page_ranges
+from ragkit.ingestion.tables import count_markdown_tables
 
 INSTALL = "apt-get install -y tesseract-ocr tesseract-ocr-eng"
 DPI = 300
@@ -118,3 +123,28 @@ def parse_tsv(tsv: str) -> OcrPage:
     )
     mean = sum(confs) / len(confs) if confs else 0.0
     return OcrPage(text, round(mean, 1), len(confs))
+
+
+def ocr_pages(
+    doc: Any, pages: list[Page], ocr: str, ocr_language: str, budget: Budget
+) -> tuple[list[Page], list[str]]:
+    """OCR the pages of an opened PDF whose text layer is not usable (``auto``), or every page
+    (``always``); a page where OCR reads nothing keeps its text layer. The warning names the OCR'd pages
+    and the mean word confidence of each."""
+    want = [p.number for p in pages if ocr == "always" or (ocr == "auto" and needs_ocr(p.text))]
+    if not want:
+        return pages, []
+    try:
+        check_language(ocr_language)
+    except DocumentError as e:
+        return pages, [str(e).removeprefix("OCR: ") + " — pages without a text layer were not read"]
+    out, confidence = list(pages), {}
+    for n in want:
+        budget.check_time(f"OCR of page {n}")
+        read = ocr_page(doc.load_page(n - 1), ocr_language)
+        confidence[n] = read.confidence
+        if read.text.strip():
+            budget.add_text(len(read.text))
+            out[n - 1] = Page(number=n, text=read.text, tables=count_markdown_tables(read.text))
+    conf = ", ".join(f"p{p}: {c:.0f}" for p, c in confidence.items())
+    return out, [f"OCR (Tesseract) on pages {page_ranges(want)}; mean word confidence {conf}"]

@@ -12,7 +12,9 @@ from dataclasses import replace
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.hyphenation import _Hyphenation
-from ragkit.ingestion.limits import Budget, inflated_size
+from ragkit.ingestion.limits import Budget, check_page_streams
+from ragkit.ingestion.ocr import ocr_pages
+from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.reading import PageProgress, page_ranges
 
@@ -73,15 +75,13 @@ def _parse_pdf(
                 )
             warnings.append("the PDF was damaged and had to be repaired; some text may be missing")
         budget = Budget(name)
-        from ragkit.ingestion.pdf_layout import ocr_pages, parse_layout_pages
-
         if parser == "layout":
-            pages = parse_layout_pages(name, doc, data, budget, progress, _check_page_streams, warnings)
+            pages = parse_layout_pages(name, doc, data, budget, progress, warnings)
         elif parser == "plain":
             pages = _plain_pages(name, doc, data, budget, warnings, progress)
         else:
             raise DocumentError(name, f"unknown PDF parser {parser!r} (one of {', '.join(PDF_PARSERS)})")
-        pages, more, _ = ocr_pages(doc, pages, ocr, ocr_language, budget)
+        pages, more = ocr_pages(doc, pages, ocr, ocr_language, budget)
         pages = [replace(p, text=join_accents(p.text)) for p in pages]
         warnings += more
     empty = [p.number for p in pages if not p.text.strip()]  # OCR, where it ran, read nothing either
@@ -89,7 +89,7 @@ def _parse_pdf(
         warnings.append(f"page {empty[0]} has no extractable text — scanned image?")
     elif empty:
         warnings.append(f"pages {page_ranges(empty)} have no extractable text — scanned images?")
-    if all(not p.text.strip() for p in pages):
+    if len(empty) == len(pages):
         warnings.append("no page has text: nothing will be indexed")
     return pages, warnings
 
@@ -106,7 +106,7 @@ def _plain_pages(
             budget.check_time(f"page {i + 1} of {doc.page_count}")  # type: ignore[attr-defined]
             with page_errors(name, i):
                 page = doc.load_page(i)  # type: ignore[attr-defined]
-                _check_page_streams(name, doc, page, i, budget)
+                check_page_streams(name, doc, page, i, budget)
                 # expand ligatures (ﬁ -> fi) so "classification" matches what users type
                 raw = page.get_text(
                     "blocks", flags=pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
@@ -125,22 +125,6 @@ def _plain_pages(
         text = "\n\n".join(b.text for b in reading_order(blocks, width))
         pages.append(Page(number=i + 1, text=text, tables=len(page_tables)))
     return pages
-
-
-def _check_page_streams(name: str, doc: object, page: object, i: int, budget: Budget) -> None:
-    """Refuse a page whose Flate content streams inflate past what the document may still expand to,
-    measured with a bounded buffer before MuPDF or pdfplumber inflate them whole."""
-    limit = budget.limits.text_bytes
-    for xref in page.get_contents():  # type: ignore[attr-defined]
-        _, value = doc.xref_get_key(xref, "Filter")  # type: ignore[attr-defined]
-        if value not in ("/FlateDecode", "[/FlateDecode]"):
-            continue
-        if inflated_size(doc.xref_stream_raw(xref), limit) is None:  # type: ignore[attr-defined]
-            raise DocumentError(
-                name,
-                f"page {i + 1}'s content stream expands to more than {budget.limits.text_mb:g} MB "
-                "(a decompression bomb?): not indexed",
-            )
 
 
 def _replace_table_regions(blocks: list[Block], tables: list[Block]) -> list[Block]:

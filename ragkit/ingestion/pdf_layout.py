@@ -2,8 +2,8 @@
 (ruled or not) as Markdown, reading order across columns, page headers and footers dropped.
 
 Each page is parsed on its own, so progress, the time cap and the expansion caps apply per page and a
-page's text is exactly what its number says. Pages without a usable text layer are OCR'd with Tesseract
-(:mod:`ragkit.ingestion.ocr`) when the OCR mode allows it.
+page's text is exactly what its number says. OCR of pages without a usable text layer follows, for either
+parser (:mod:`ragkit.ingestion.ocr`).
 """
 
 from __future__ import annotations
@@ -12,33 +12,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
-from ragkit.ingestion.limits import Budget
-from ragkit.ingestion.ocr import INSTALL, check_language, needs_ocr, ocr_page
+from ragkit.ingestion.limits import Budget, check_page_streams
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.tables import count_markdown_tables
 
 _PICTURE = re.compile(r"^\*\*==> picture \[[^\]]*\] intentionally omitted <==\*\*\s*$", re.M)
 _BLANKS = re.compile(r"\n{3,}")
-
-
-@dataclass
-class OcrReport:
-    """Which pages were OCR'd, and how sure Tesseract was on each (mean word confidence, 0–100)."""
-
-    pages: dict[int, float]
-    empty: list[int]  # OCR'd, and nothing was read
-
-    def warnings(self) -> list[str]:
-        from ragkit.ingestion.reading import page_ranges
-
-        out = []
-        if self.pages:
-            conf = ", ".join(f"p{p}: {c:.0f}" for p, c in sorted(self.pages.items()))
-            where = page_ranges(sorted(self.pages))
-            out.append(f"OCR (Tesseract) on pages {where}; mean word confidence {conf}")
-        return out
 
 
 @dataclass(frozen=True)
@@ -124,7 +104,7 @@ def drop_running_margins(
 
 
 def parse_layout_pages(
-    name: str, doc: Any, data: bytes, budget: Budget, progress: Any, check_streams: Any, warnings: list[str]
+    name: str, doc: Any, data: bytes, budget: Budget, progress: Any, warnings: list[str]
 ) -> list[Page]:
     """Every page of an opened PDF as layout Markdown, running headers and footers dropped, ruled tables
     read by pdfplumber."""
@@ -135,7 +115,7 @@ def parse_layout_pages(
             budget.check_time(f"page {i + 1} of {doc.page_count}")
             with page_errors(name, i):
                 page = doc.load_page(i)
-                check_streams(name, doc, page, i, budget)
+                check_page_streams(name, doc, page, i, budget)
                 laid.append(layout_page(page))
                 edits.append(ruled_tables(laid[-1], plumber.tables(i)))
             budget.add_text(len(laid[-1].text))
@@ -145,40 +125,9 @@ def parse_layout_pages(
     return [Page(number=i + 1, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(texts)]
 
 
-def ocr_pages(
-    doc: Any, pages: list[Page], ocr: str, ocr_language: str, budget: Budget
-) -> tuple[list[Page], list[str], OcrReport]:
-    """OCR the pages whose text layer is not usable (``auto``), or every page (``always``); a page where
-    OCR reads nothing keeps its text layer."""
-    report = OcrReport({}, [])
-    if ocr == "never":
-        return pages, [], report
-    want = [p.number for p in pages if ocr == "always" or needs_ocr(p.text)]
-    if not want:
-        return pages, [], report
-    try:
-        check_language(ocr_language)
-    except DocumentError as e:
-        return pages, [str(e).removeprefix("OCR: ") + " — pages without a text layer were not read"], report
-    out = list(pages)
-    for n in want:
-        budget.check_time(f"OCR of page {n}")
-        read = ocr_page(doc.load_page(n - 1), ocr_language)
-        report.pages[n] = read.confidence
-        if not read.text.strip():
-            report.empty.append(n)
-            continue
-        budget.add_text(len(read.text))
-        out[n - 1] = Page(number=n, text=read.text, tables=count_markdown_tables(read.text))
-    return out, report.warnings(), report
-
-
 __all__ = [
-    "INSTALL",
     "LayoutPage",
-    "OcrReport",
     "drop_running_margins",
     "layout_page",
-    "ocr_pages",
     "parse_layout_pages",
 ]
