@@ -98,26 +98,6 @@ class Workspace:
         """The saved chat ``chat_id``, or None."""
         return next((c for c in self.chats() if c["id"] == chat_id), None) if chat_id else None
 
-    def current_chat(self) -> dict[str, Any]:
-        data = self.load()
-        chats = data.get("chats") or []
-        cid = data.get("current_chat")
-        return next((c for c in chats if c["id"] == cid), chats[-1] if chats else new_chat())
-
-    def start_chat(self) -> dict[str, Any]:
-        """A fresh chat (the previous ones stay, listed and exportable)."""
-        chat = new_chat()
-
-        def change(d: dict[str, Any]) -> None:
-            d.setdefault("chats", []).append(chat)
-            d["current_chat"] = chat["id"]
-
-        self.update(change)
-        return chat
-
-    def open_chat(self, chat_id: str) -> None:
-        self.update(lambda d: d.__setitem__("current_chat", chat_id))
-
     def append_turn(self, chat_id: str, turn: dict[str, Any]) -> None:
         """Add one turn (question, answer dict or error) to a chat, creating the chat if it is new."""
 
@@ -130,7 +110,6 @@ class Workspace:
             chat["turns"].append({**turn, "at": _now()})
             if not chat.get("title"):
                 chat["title"] = turn.get("question", "")[:80]
-            d["current_chat"] = chat_id
 
         self.update(change)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from ragkit.app.workspace import Workspace, chat_markdown, last_collection, remember_collection
+from ragkit.app.workspace import Workspace, chat_markdown, last_collection, new_chat, remember_collection
 from ragkit.pipeline.config import PipelineConfig
 from tests.conftest import sample_answer as _answer
 
@@ -16,23 +16,23 @@ def test_workspace_keeps_configs_chats_and_comparisons(tmp_path):
         "B": PipelineConfig(name="B", chunker="sentence"),
     }
     ws.save_configs(cfgs)
-    chat = ws.current_chat()
+    chat = new_chat()  # a session's chat is saved with its first turn
     ws.append_turn(chat["id"], {"question": "Who?", "answer": _answer().to_dict()})
     ws.set_value("batch", {"rows": [{"question": "Who?", "better": "A"}]})
     again = Workspace(tmp_path)  # what a reload reads
     assert again.configs() == cfgs
-    cur = again.current_chat()
+    cur = again.chat(chat["id"])
     assert cur["id"] == chat["id"] and cur["title"] == "Who?" and len(cur["turns"]) == 1
     assert again.get("batch")["rows"][0]["better"] == "A"
-    fresh = again.start_chat()
-    assert again.current_chat()["id"] == fresh["id"] and len(again.chats()) == 2
+    fresh = new_chat()
+    again.append_turn(fresh["id"], {"question": "When?", "answer": None})
+    assert again.chat(fresh["id"])["title"] == "When?" and len(again.chats()) == 2
     assert "## Who?" in chat_markdown(cur) and "[1] a.pdf, page 2" in chat_markdown(cur)
     assert "groq" not in (tmp_path / "workspace.json").read_text().lower()
 
 
 def test_two_writers_of_one_workspace_lose_no_turn(tmp_path):
-    ws = Workspace(tmp_path)
-    chat = ws.current_chat()
+    chat = new_chat()
 
     def write(tag: str) -> None:
         for i in range(20):
@@ -43,7 +43,7 @@ def test_two_writers_of_one_workspace_lose_no_turn(tmp_path):
         t.start()
     for t in threads:
         t.join()
-    questions = {t["question"] for t in Workspace(tmp_path).current_chat()["turns"]}
+    questions = {t["question"] for t in Workspace(tmp_path).chat(chat["id"])["turns"]}
     assert questions == {f"{t}{i}" for t in "xy" for i in range(20)}
 
 
