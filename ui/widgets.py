@@ -13,6 +13,7 @@ import streamlit as st
 from ragkit.app.presentation import safe_markdown
 from ragkit.core.progress import StageClock
 from ragkit.index.collections import Collection
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.config import PipelineConfig
 from ui import state
 
@@ -92,7 +93,7 @@ def config_summary(cfg: PipelineConfig) -> str:
     parts += [cfg.llm + (f":{cfg.llm_model}" if cfg.llm_model else ""), f"top-{cfg.top_k}"]
     if cfg.no_retrieval:
         parts.append("no retrieval")
-    if (cfg.pdf_parser, cfg.ocr, cfg.ocr_language) != ("layout", "auto", "eng"):  # PDFs read otherwise
+    if not ParseSettings.of(cfg).is_default:  # PDFs read otherwise
         parts.append(
             f"PDFs: {cfg.pdf_parser}, OCR {cfg.ocr}"
             + (f" ({cfg.ocr_language})" if cfg.ocr != "never" else "")

@@ -46,12 +46,8 @@ class ParseSettings:
 
     @classmethod
     def of(cls, config: Any) -> ParseSettings:
-        """The settings a pipeline config names (defaults for a config without them)."""
-        return cls(
-            getattr(config, "pdf_parser", "layout"),
-            getattr(config, "ocr", "auto"),
-            getattr(config, "ocr_language", "eng"),
-        )
+        """The settings a pipeline config names."""
+        return cls(config.pdf_parser, config.ocr, config.ocr_language)
 
     def key(self) -> str:
         """A file-name-safe key: ``layout-auto-eng``."""
