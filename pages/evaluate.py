@@ -1,5 +1,6 @@
 """Evaluate: run 1-5 configs over a labelled question set, with CIs, significance and calibration; label
-evidence passages; saved runs. Layout only: each tab is drawn by ui/, the work is in ragkit.evaluation."""
+evidence passages; sweep a grid of set-ups; saved runs. Layout only: each tab is drawn by ui/, the work
+is in ragkit.evaluation."""
 
 import streamlit as st
 
@@ -7,6 +8,7 @@ from ui import widgets
 from ui.evaluate_label import label_tab
 from ui.evaluate_run import run_tab
 from ui.evaluate_saved import saved_tab
+from ui.evaluate_sweep import sweep_tab
 
 st.title("Evaluate")
 st.caption(
@@ -14,9 +16,11 @@ st.caption(
     "bootstrap 95 % CI and a paired test; runs are saved with config hashes, dataset hash and model ids."
 )
 collection = widgets.active_collection()
-run, label, saved = st.tabs(["Run", "Label", "Saved runs"])
+run, sweep, label, saved = st.tabs(["Run", "Sweep", "Label", "Saved runs"])
 with run:
     run_tab(collection)
+with sweep:
+    sweep_tab(collection)
 with label:
     label_tab(collection)
 with saved:

@@ -8,40 +8,19 @@ from ragkit.core.errors import RagkitError
 from ragkit.evaluation.answer_metrics import ALL_METRICS, judge_backends
 from ragkit.evaluation.citations_check import llm_support
 from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
-from ragkit.evaluation.questionsets import load_question_set
 from ragkit.evaluation.runner import evaluate_configs
 from ragkit.evaluation.runs import save_run
 from ui import state, widgets
 from ui.configs import config_choices
 from ui.evaluate_results import build_judge, embedders_for, eval_root, progress_callback, show_result
+from ui.question_sets import pick_question_set
 
 DEFAULT_PRIMARY = "(the set's default)"
-SOURCES = {
-    "upload": "Upload a CSV/JSONL (over the active collection)",
-    "labels": "Labels saved with the active collection",
-    "path": "A path: BEIR folder, SQuAD .json, or .csv/.jsonl",
-}
 
 
 def run_tab(collection) -> None:
     """The Run tab."""
-    source = st.radio("Question set", list(SOURCES), format_func=SOURCES.get, key="eval_source")
-    upload, path, holdout = None, "", 0.0
-    if source == "upload":
-        upload = st.file_uploader(
-            "Columns: question, gold_answer, relevant_sources (file names; several separated by ';')",
-            type=["csv", "jsonl"],
-            key="eval_upload",
-        )
-    elif source == "path":
-        path = st.text_input("Path", key="eval_path", placeholder="../shared/evaldata/xquad_en/xquad.en.json")
-        holdout = st.number_input(
-            "SQuAD: share of paragraphs held out of the index (their questions test 'I don't know')",
-            min_value=0.0,
-            max_value=0.5,
-            step=0.05,
-            key=widgets.seed("eval_holdout", 0.0),
-        )
+    load_qset = pick_question_set(collection, "eval")
     choices = config_choices()
     chosen = st.multiselect(
         "Configurations (2–5)",
@@ -86,20 +65,7 @@ def run_tab(collection) -> None:
         try:
             if len(chosen) < 2:
                 raise RagkitError("choose at least two configurations to compare")
-            if source == "upload":
-                if upload is None:
-                    raise RagkitError("upload a .csv or .jsonl question set first")
-                qset = load_question_set(
-                    text=upload.getvalue().decode("utf-8-sig", "replace"),
-                    filename=upload.name,
-                    collection=collection,
-                )
-            elif source == "labels":
-                qset = load_question_set(collection=collection, labels=True)
-            else:
-                if not path.strip():
-                    raise RagkitError("give the path of a question set")
-                qset = load_question_set(path.strip(), collection=collection, holdout=holdout)
+            qset = load_qset()
             configs = [choices[n] for n in chosen]
             judge = build_judge(jb, jm) if use_judge else None
             judge2 = build_judge(jb2, jm2) if use_judge and use_j2 else None

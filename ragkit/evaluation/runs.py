@@ -9,7 +9,7 @@ without the original file. Secrets are never part of a run (configs hold none).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,36 +30,42 @@ def runs_dir(index_root: str | Path) -> Path:
     return Path(index_root) / "runs"
 
 
-def save_run(result: dict[str, Any], index_root: str | Path = "indexes/.eval") -> Path:
-    """Write the run as ``<created>-<run id>.json``; returns the path."""
-    d = runs_dir(index_root)
+def save_record(d: Path, result: dict[str, Any], ident: str) -> Path:
+    """Write a result as ``<d>/<created>-<ident>.json`` (atomically); returns the path."""
     d.mkdir(parents=True, exist_ok=True)
     stamp = result["created_at"].replace(":", "").replace("-", "").replace("+0000", "Z")
-    path = d / f"{stamp}-{result['run_id']}.json"
+    path = d / f"{stamp}-{ident}.json"
     atomic_write(path, lambda f: json.dump(result, f, indent=1, ensure_ascii=False))
     return path
 
 
+def saved_records(d: Path, pattern: str = "*.json") -> Iterator[tuple[Path, dict[str, Any]]]:
+    """The results saved in ``d``, newest first (a foreign or damaged file is skipped)."""
+    for p in sorted(d.glob(pattern), reverse=True) if d.is_dir() else []:
+        try:
+            yield p, json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+
+
+def save_run(result: dict[str, Any], index_root: str | Path = "indexes/.eval") -> Path:
+    """Write the run as ``<created>-<run id>.json``; returns the path."""
+    return save_record(runs_dir(index_root), result, result["run_id"])
+
+
 def list_runs(index_root: str | Path = "indexes/.eval") -> list[dict[str, Any]]:
     """A summary per saved run (newest first): path, id, time, dataset, configs, questions."""
-    d = runs_dir(index_root)
-    out = []
-    for p in sorted(d.glob("*.json"), reverse=True) if d.is_dir() else []:
-        try:
-            r = json.loads(p.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue  # a foreign or damaged file is not a run
-        out.append(
-            {
-                "path": str(p),
-                "run_id": r.get("run_id"),
-                "created_at": r.get("created_at"),
-                "dataset": Path(r.get("dataset", "")).name,
-                "configs": ", ".join(c["name"] for c in r.get("configs", [])),
-                "questions": r.get("questions"),
-            }
-        )
-    return out
+    return [
+        {
+            "path": str(p),
+            "run_id": r.get("run_id"),
+            "created_at": r.get("created_at"),
+            "dataset": Path(r.get("dataset", "")).name,
+            "configs": ", ".join(c["name"] for c in r.get("configs", [])),
+            "questions": r.get("questions"),
+        }
+        for p, r in saved_records(runs_dir(index_root))
+    ]
 
 
 def load_run(path: str | Path) -> dict[str, Any]:

@@ -253,3 +253,32 @@ def test_a_simpleqa_csv_as_published_runs_on_the_page(app, tmp_path):
     assert result["questions"] == 2 and result["configs"][0]["counts"]["contains_gold"] == 2
     rows = list(result["configs"][0]["per_question"].values())
     assert rows[0]["question"] == QUESTION and rows[0]["contains_gold"] == 1.0
+
+
+def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file):
+    """The Sweep tab: a grid from the declared options, raced on a question file; the best within
+    noise named, the sweep saved, a set-up loaded into A; a bad grid value is a message."""
+    at = open_evaluate(app)
+    at.radio(key="sweep_source").set_value("path").run()
+    at.text_input(key="sweep_path").set_value(str(question_file)).run()
+    assert at.multiselect(key="sweep_vary_retriever").value == ["bm25", "dense", "hybrid"]
+    at.text_input(key="sweep_vary_top_k").set_value("3, x").run()
+    assert "values of top_k" in texts(at.error)
+    at.text_input(key="sweep_vary_top_k").set_value("3, 5").run()
+    assert not at.error, texts(at.error)
+    assert "**6 set-ups**" in texts(at.caption)
+    button(at, "Start sweep").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, texts(at.error)
+    result = at.session_state["sweep_result"]
+    assert result["finished"] and len(result["candidates"]) == 6
+    assert result["evaluations_full"] == 6 * 3 and result["metric"] == "ndcg@10"
+    assert len(result["best_within_noise"]) == 6  # three questions cannot separate anything
+    assert any("Not significantly worse than the best: 6" in s for s in texts(at.subheader).split("\n"))
+    saved = list((Path(os.environ["RAGKIT_INDEX_ROOT"]) / ".eval" / "sweeps").glob("2*.json"))
+    assert len(saved) == 1 and json.loads(saved[0].read_text())["sweep_id"] == result["sweep_id"]
+    at.selectbox(key="sweep_pick").set_value("bm25 · top_k=3").run()
+    button(at, "Load into A").click().run()
+    assert not at.exception, at.exception
+    a = at.session_state["configs"]["A"]
+    assert a.retriever == "bm25" and a.top_k == 3

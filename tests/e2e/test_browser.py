@@ -151,6 +151,16 @@ def choose(page, sidebar, box: str, option: str) -> None:
     raise AssertionError(f"option {option!r} of {box!r} never showed")
 
 
+def ask_tape_question(page, expect) -> None:
+    """Ask the Ask page about the IBM MT/ST; the answer names magnetic tape."""
+    box = page.get_by_placeholder("Ask a question about the documents")
+    box.fill("What did the IBM MT/ST record onto?")
+    box.press("Enter")
+    expect(
+        page.locator('[data-testid="stChatMessage"]').filter(has_text="magnetic tape").first
+    ).to_be_visible()
+
+
 def no_traceback(page) -> None:
     body = page.locator("body").inner_text()
     assert "Traceback" not in body and page.locator('[data-testid="stException"]').count() == 0, body[-2000:]
@@ -302,12 +312,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     sidebar.get_by_role("link", name="Ask").click()
     settle(page)
     expect(main).to_contain_text("Config A: sliding(size=500, overlap=100) · dense · extractive · top-5")
-    box = page.get_by_placeholder("Ask a question about the documents")
-    box.fill("What did the IBM MT/ST record onto?")
-    box.press("Enter")
-    expect(
-        page.locator('[data-testid="stChatMessage"]').filter(has_text="magnetic tape").first
-    ).to_be_visible()
+    ask_tape_question(page, expect)
     no_traceback(page)
 
     # label passages: one found by searching the whole collection, and run A vs B (different chunkers)
@@ -349,7 +354,8 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
         expect(main.get_by_text(f"Added {ticked} passages as evidence").first).to_be_visible()
     shot(page, tmp_path, "label.png")
     main.get_by_role("tab", name="Run", exact=True).click()
-    main.get_by_text("Labels saved with the active collection").click()
+    run_panel = page.get_by_role("tabpanel").filter(has_text="Run evaluation")
+    run_panel.get_by_text("Labels saved with the active collection").click()
     main.get_by_role("button", name="Run evaluation").click()
     expect(main.get_by_text("Paired comparisons").first).to_be_visible()
     expect(main.get_by_text("passage-level relevance").first).to_be_visible()
@@ -365,8 +371,8 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
         '"How many papers are in S2ORC?",81.1M,acl2020_s2orc_2020.acl-main.447.pdf\n'
         '"What is the boiling point of liquid nitrogen on Mars?",,\n'
     )
-    main.get_by_text("Upload a CSV/JSONL").click()
-    main.locator('input[type="file"]').set_input_files(str(qfile))
+    run_panel.get_by_text("Upload a CSV/JSONL").click()
+    run_panel.locator('input[type="file"]').set_input_files(str(qfile))
     expect(main.get_by_text("questions.csv").first).to_be_visible()
     main.get_by_role("button", name="Run evaluation").click()
     expect(
@@ -384,6 +390,37 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     page.mouse.wheel(0, 250)
     page.wait_for_timeout(500)
     assert shot(page, tmp_path, "evaluate.png").stat().st_size > 10_000
+    no_traceback(page)
+    _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path)
+
+
+def _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path) -> None:
+    """A small sweep over the PDF collection's labels (three retrievers × two top-k), the best set-up
+    loaded into A, and a question asked with it on the Ask page."""
+    main.get_by_role("tab", name="Sweep").click()
+    panel = page.get_by_role("tabpanel").filter(has_text="Start sweep")
+    panel.get_by_text("Labels saved with the active collection").click()
+    settle(page)
+    top_k = panel.get_by_label("Top-k chunks (top_k)")
+    top_k.fill("3, 5")
+    top_k.press("Enter")
+    settle(page)
+    expect(panel.get_by_text("6 set-ups").first).to_be_visible()
+    panel.get_by_role("button", name="Start sweep").click()
+    expect(panel.get_by_text("Not significantly worse than the best:").first).to_be_visible()
+    no_traceback(page)
+    shot(page, tmp_path, "sweep.png")
+    best = panel.get_by_role("combobox", name="Set-up")
+    picked = best.input_value() if best.count() else ""
+    panel.get_by_role("button", name="Load into A").click()
+    expect(panel.get_by_text("A is now").first).to_be_visible()
+    said = panel.get_by_text("A is now").first.inner_text()
+    retriever = said.removeprefix("A is now ").split(" · ")[0]
+    assert retriever in ("bm25", "dense", "hybrid"), (said, picked)
+    sidebar.get_by_role("link", name="Ask").click()
+    settle(page)
+    expect(main).to_contain_text(f"· {retriever} · extractive ·")
+    ask_tape_question(page, expect)
     no_traceback(page)
 
 

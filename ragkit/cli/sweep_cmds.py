@@ -1,0 +1,134 @@
+"""``ragkit sweep``: race a grid of set-ups over one question set and name the best within noise."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from typing import Any
+
+from ragkit.cli.common import progress_bar, say, write_file, write_json
+from ragkit.core.errors import RagkitError
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser(
+        "sweep",
+        help="race a grid of set-ups over a labelled question set; name those not worse than the best",
+        description="Every set-up of the grid answers a first batch of questions; after each further "
+        "batch the set-ups significantly worse than the best (paired test, Holm over all pairs, alpha "
+        "split across the looks) are dropped. The result names every set-up not significantly worse "
+        "than the best. Interrupted sweeps resume: run the same command again.",
+    )
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument(
+        "--dataset", help="a BEIR directory, a SQuAD .json, or a .csv/.jsonl (with --collection)"
+    )
+    src.add_argument(
+        "--questions", help="a .csv/.jsonl question file over --collection ('labels': its UI labels)"
+    )
+    p.add_argument("--collection", default=None, help="the collection the questions are asked over")
+    p.add_argument(
+        "--grid", required=True, help='grid JSON: {"base": {…config…}, "vary": {"field": [values…]}}'
+    )
+    p.add_argument(
+        "--metric",
+        default=None,
+        help="the metric to optimise (default: ndcg@10 when relevance is labelled, else contains_gold)",
+    )
+    p.add_argument("--exhaustive", action="store_true", help="no racing: every set-up on every question")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="family-wise error of dropping a set-up as good "
+        "as the best, over the whole sweep (default 0.05)",
+    )
+    p.add_argument(
+        "--first-batch",
+        type=int,
+        default=None,
+        help="questions before the first look (default: a tenth, at least 10)",
+    )
+    p.add_argument("--batch", type=int, default=None, help="questions between looks (default: --first-batch)")
+    p.add_argument("--limit", type=int, default=None, help="only N questions (a seeded random sample)")
+    p.add_argument("--seed", type=int, default=0, help="the question order's seed")
+    p.add_argument("--budget", type=int, default=None, help="stop after this many question evaluations")
+    p.add_argument(
+        "--max-latency-ms", type=float, default=None, help="drop set-ups whose p50 latency exceeds this"
+    )
+    p.add_argument("--fresh", action="store_true", help="ignore what an earlier run of this sweep measured")
+    p.add_argument("--index-root", default="indexes/.eval")
+    p.add_argument("--save", action="store_true", help="also save the sweep under <index-root>/sweeps/")
+    p.add_argument("--json", dest="json_out", default=None, help="write the result JSON here")
+    p.add_argument("--csv", dest="csv_out", default=None, help="write one row per set-up here")
+    p.add_argument("--report", default=None, help="write a Markdown report here")
+    p.set_defaults(func=cmd_sweep)
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from ragkit.evaluation.grid import Grid
+    from ragkit.evaluation.questionsets import load_question_set
+    from ragkit.evaluation.sweep import Sweep, save_sweep
+    from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
+
+    grid = Grid.load(args.grid)
+    collection = None
+    if args.collection:
+        from ragkit.index.collections import Collection
+
+        collection = Collection(args.collection)
+        if not collection.exists:
+            raise RagkitError(f"no collection {args.collection!r} under {collection.path.parent}")
+    if args.questions and collection is None:
+        raise RagkitError("--questions needs --collection (the documents the questions are asked over)")
+    source = args.dataset or args.questions
+    labels = source == "labels"
+    qset = load_question_set(None if labels else source, collection=collection, labels=labels)
+    sweep = Sweep(
+        qset,
+        grid,
+        args.metric,
+        racing=not args.exhaustive,
+        alpha=args.alpha,
+        first=args.first_batch,
+        step=args.batch,
+        limit=args.limit,
+        seed=args.seed,
+        budget=args.budget,
+        max_latency_ms=args.max_latency_ms,
+        index_root=args.index_root,
+    )
+    est = grid.estimate(len(sweep.items), qset.kind == "beir")
+    say(
+        f"{est['candidates']} set-ups ({est['merged_duplicates']} duplicates merged) × {len(sweep.items)} "
+        f"questions = {est['evaluations_full']} question evaluations for the full grid; metric {sweep.metric}"
+    )
+    if est["llm_calls_max"]:
+        say(f"at most {est['llm_calls_max']} LLM calls, about {est['tokens_max_estimate']:,} tokens")
+    if not args.fresh and (loaded := sweep.resume()):
+        say(f"resuming: {loaded} question evaluations measured earlier")
+    stop = {"now": False}
+
+    def on_signal(signum: int, frame: Any) -> None:  # Ctrl-C: keep what was measured
+        stop["now"] = True
+
+    previous = signal.signal(signal.SIGINT, on_signal)
+    progress, close = progress_bar(True)
+    try:
+        result = sweep.run(progress, lambda: stop["now"])
+    finally:
+        close()
+        signal.signal(signal.SIGINT, previous)
+    report = sweep_markdown(result)
+    print(report)
+    if result["status"] == "cancelled":
+        say("cancelled: what was measured is kept; run the same command to resume")
+    for f in result["failures"]:
+        say(f"error: {f['config']} failed ({f['when']}): {f['error']}; the others went on")
+    if args.save:
+        print(f"saved sweep {save_sweep(result, args.index_root)}", file=sys.stderr)
+    write_json(args.json_out, result)
+    write_file(args.csv_out, lambda f: f.write(sweep_csv(result)))
+    write_file(args.report, lambda f: f.write(report))
+    return 130 if result["status"] == "cancelled" else 0

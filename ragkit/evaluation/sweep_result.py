@@ -1,0 +1,261 @@
+"""A sweep's result as JSON (what the CLI writes and the page shows) and its CSV and Markdown exports.
+
+The result names the *set* of set-ups not significantly worse than the best (not one winner when the
+questions cannot separate them), each candidate's mean and paired interval against the best, the Pareto
+front of quality against p50 latency among the set-ups that answered every question, per-intent means,
+and for every dropped candidate when and by what evidence it left.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+import statistics
+import uuid
+from typing import Any
+
+from ragkit import __version__
+from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
+from ragkit.evaluation.pareto import Point, pareto_front
+from ragkit.evaluation.racing import RESAMPLES
+from ragkit.evaluation.retrieval import latency_summary
+from ragkit.evaluation.stats import compare_paired, mean_ci
+
+#: how many questions "where the top two differ most" lists
+TOP_DIFFERENCES = 10
+FINISHED = ("questions done", "one left")
+
+
+def summarise(sweep: Any) -> dict[str, Any]:
+    """The result of a :class:`~ragkit.evaluation.sweep.Sweep` in its current state."""
+    metric, rows = sweep.metric, sweep.rows
+    alive = sweep.alive()
+    n_items = len(sweep.items)
+    means = {k: _mean([r[metric] for r in rows[k].values() if r.get(metric) is not None]) for k in rows}
+    sign = 1.0 if sweep.higher else -1.0
+    ranked = sorted(alive, key=lambda k: -sign * (means[k] if means[k] is not None else -sign * 1e9))
+    best = ranked[0] if ranked else None
+    failed = {f["config"]: f for f in sweep.failures}
+    candidates = []
+    for cand in sweep.candidates:
+        k = cand.key
+        drop = sweep.drops.get(k)
+        entry: dict[str, Any] = {
+            "name": cand.name,
+            "config_hash": k,
+            "config": cand.config.to_dict(),
+            "varied": cand.varied,
+            "mean": means[k],
+            "questions_evaluated": len(rows[k]),
+            "dropped_after": drop.questions if drop is not None else None,
+            "drop": {**drop.to_dict(), "sentence": drop.sentence()} if drop is not None else None,
+            "failure": failed.get(cand.name),
+            "best_within_noise": k in alive and cand.name not in failed,
+            "latency_ms": latency_summary(
+                [r["latency_ms"] for r in rows[k].values() if r.get("latency_ms") is not None]
+            ),
+            "metrics": {
+                m: _mean([r[m] for r in rows[k].values() if r.get(m) is not None])
+                for m in PER_QUESTION_METRICS
+                if any(r.get(m) is not None for r in rows[k].values())
+            },
+            "by_intent": _by_intent(rows[k], metric),
+        }
+        if best is not None and k != best:
+            entry["vs_best"] = _versus(rows[best], rows[k], metric, sweep.higher, sweep.seed)
+        candidates.append(entry)
+    sweep_id = uuid.uuid4().hex[:10]
+    created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    return {
+        "sweep_id": sweep_id,
+        "created_at": created,
+        "ragkit_version": __version__,
+        "status": sweep.status,
+        "finished": sweep.status in FINISHED,
+        "key": sweep.key(),
+        "grid": sweep.grid.to_dict(),
+        "grid_hash": sweep.grid.key(),
+        "merged_duplicates": sweep.merged,
+        "question_set": {
+            "name": sweep.qset.name,
+            "kind": sweep.qset.kind,
+            "source": sweep.qset.source,
+            "hash": sweep.qset.hash,
+            "n": n_items,
+        },
+        "metric": metric,
+        "higher_is_better": sweep.higher,
+        "settings": {
+            "racing": sweep.schedule.racing,
+            "alpha": sweep.schedule.alpha,
+            "seed": sweep.seed,
+            "schedule": sweep.schedule.to_dict(),
+            "budget": sweep.budget,
+            "max_latency_ms": sweep.max_latency_ms,
+        },
+        "candidates": candidates,
+        "best": best,
+        "best_within_noise": [k for k in ranked if k not in failed],
+        "evaluations_used": sweep.evaluations_used(),
+        "evaluations_full": len(sweep.candidates) * n_items,
+        "looks": sweep.looks,
+        "pareto": _pareto(sweep, alive, metric),
+        "top_differences": _top_differences(sweep, ranked[:2], metric),
+        "failures": sweep.failures,
+        "elapsed_s": round(sweep.elapsed_s, 3),
+    }
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def _by_intent(rows: dict[str, dict[str, Any]], metric: str) -> dict[str, dict[str, float]]:
+    groups: dict[str, list[float]] = {}
+    for r in rows.values():
+        if r.get(metric) is not None:
+            groups.setdefault(r.get("intent") or "other", []).append(r[metric])
+    return {i: {"mean": statistics.fmean(v), "n": len(v)} for i, v in sorted(groups.items())}
+
+
+def _versus(best: dict[str, dict], other: dict[str, dict], metric: str, higher: bool, seed: int) -> dict:
+    """The candidate against the best on the questions both scored: difference (candidate - best) with
+    its paired 95 % interval and the raw p (the race's corrected decisions are in ``drop``)."""
+    common = [
+        q for q in other if other[q].get(metric) is not None and best.get(q, {}).get(metric) is not None
+    ]
+    if not common:
+        return {"n": 0}
+    cmp = compare_paired(
+        [best[q][metric] for q in common],
+        [other[q][metric] for q in common],
+        n_resamples=RESAMPLES,
+        seed=seed,
+        higher_is_better=higher,
+    )
+    return {
+        "n": cmp.n,
+        "diff": cmp.diff,
+        "ci_low": cmp.ci_low,
+        "ci_high": cmp.ci_high,
+        "p_value": cmp.p_value,
+        "test": cmp.test,
+    }
+
+
+def _pareto(sweep: Any, alive: list[str], metric: str) -> list[str]:
+    """Config hashes on the quality/p50-latency front, among the set-ups that answered every question."""
+    points = []
+    for k in alive:
+        vals = [r[metric] for r in sweep.rows[k].values() if r.get(metric) is not None]
+        lat = [r["latency_ms"] for r in sweep.rows[k].values() if r.get("latency_ms") is not None]
+        if not vals or not lat:
+            continue
+        q, qlo, qhi = mean_ci(vals, 2000, sweep.seed)
+        spread = latency_summary(lat)
+        points.append(Point(k, spread["p50"], q, spread["p25"], spread["p75"], qlo, qhi))
+    return pareto_front(points) if sweep.higher else [p.name for p in points]
+
+
+def _top_differences(sweep: Any, top: list[str], metric: str) -> list[dict[str, Any]]:
+    """The questions on which the two best set-ups differ most: where to look in Compare."""
+    if len(top) < 2:
+        return []
+    a, b = sweep.rows[top[0]], sweep.rows[top[1]]
+    out = []
+    for q in a:
+        if q in b and a[q].get(metric) is not None and b[q].get(metric) is not None:
+            out.append(
+                {
+                    "qid": q,
+                    "question": a[q].get("question"),
+                    "a": a[q][metric],
+                    "b": b[q][metric],
+                    "gap": abs(a[q][metric] - b[q][metric]),
+                }
+            )
+    out.sort(key=lambda d: -d["gap"])
+    return [d for d in out if d["gap"] > 0][:TOP_DIFFERENCES]
+
+
+def sweep_csv(result: dict[str, Any]) -> str:
+    """One row per candidate: name, hash, mean, questions, dropped after, p50 latency, in best set."""
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(
+        [
+            "name",
+            "config_hash",
+            result["metric"],
+            "questions_evaluated",
+            "dropped_after",
+            "p50_latency_ms",
+            "best_within_noise",
+            "varied",
+        ]
+    )
+    for c in result["candidates"]:
+        w.writerow(
+            [
+                c["name"],
+                c["config_hash"],
+                c["mean"],
+                c["questions_evaluated"],
+                c["dropped_after"] or "",
+                c["latency_ms"]["p50"],
+                c["best_within_noise"],
+                _varied(c["varied"]),
+            ]
+        )
+    return buf.getvalue()
+
+
+def _varied(varied: dict[str, Any]) -> str:
+    return "; ".join(f"{k}={v}" for k, v in varied.items())
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.4f}"
+
+
+def sweep_markdown(result: dict[str, Any]) -> str:
+    """The sweep as a Markdown report: verdict, the candidates, the drops, the cost."""
+    metric = result["metric"]
+    by_key = {c["config_hash"]: c for c in result["candidates"]}
+    best = [by_key[k]["name"] for k in result["best_within_noise"]]
+    qs = result["question_set"]
+    lines = [
+        f"# Sweep {result['sweep_id']} — {qs['name']} ({qs['n']} questions), {metric}",
+        "",
+        f"ragkit {result['ragkit_version']} · {result['created_at']} · status: {result['status']} · "
+        f"racing: {'yes' if result['settings']['racing'] else 'no (every set-up on every question)'} · "
+        f"alpha {result['settings']['alpha']:g}",
+        "",
+        f"**Not significantly worse than the best ({len(best)}):** " + ", ".join(best),
+        "",
+        f"Question evaluations: {result['evaluations_used']} of the full grid's {result['evaluations_full']} "
+        f"({100 * result['evaluations_used'] / max(1, result['evaluations_full']):.0f} %).",
+        "",
+        f"| set-up | {metric} | questions | p50 ms | vs best (95 % CI) | outcome |",
+        "|---|---|---|---|---|---|",
+    ]
+    for c in sorted(result["candidates"], key=lambda c: (not c["best_within_noise"], -(c["mean"] or 0))):
+        vs = c.get("vs_best") or {}
+        ci = f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f} to {vs['ci_high']:+.4f})" if vs.get("n") else "best"
+        outcome = (
+            "in the best set"
+            if c["best_within_noise"]
+            else (c["drop"]["sentence"] if c["drop"] else (c["failure"] or {}).get("error", "stopped"))
+        )
+        lines.append(
+            f"| {c['name']} | {_fmt(c['mean'])} | {c['questions_evaluated']} | "
+            f"{c['latency_ms']['p50']:.1f} | {ci} | {outcome} |"
+        )
+    if result["merged_duplicates"]:
+        lines += [
+            "",
+            "Merged (the same set-up): "
+            + "; ".join(f"{d['name']} = {d['same_as']} ({d['why']})" for d in result["merged_duplicates"]),
+        ]
+    return "\n".join(lines) + "\n"

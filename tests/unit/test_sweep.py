@@ -1,0 +1,191 @@
+"""The sweep: grids expanded from the components' declarations, racing over runners with planted scores,
+cancellation and resume, constraints, failures, exports."""
+
+import json
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from ragkit.core.errors import ConfigError
+from ragkit.evaluation.datasets import LabelledQuestion
+from ragkit.evaluation.grid import Grid, effective_config
+from ragkit.evaluation.questionsets import QuestionSet
+from ragkit.evaluation.runners import ConfigRun
+from ragkit.evaluation.sweep import Sweep, list_sweeps, run_sweep, save_sweep
+from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
+from ragkit.pipeline.config import PipelineConfig
+
+N = 120
+
+
+def qset(n: int = N) -> QuestionSet:
+    qs = [LabelledQuestion(f"q{i}", f"question {i}?", answers=("x",)) for i in range(n)]
+    return QuestionSet("planted", "questions", "planted.jsonl", "hash-1", qs)
+
+
+class PlantedRunner:
+    """A runner whose per-question nDCG is planted: a shared difficulty plus the config's offset
+    (by retriever and bm25_k1) and noise; counts every question it answers."""
+
+    OFFSET: ClassVar[dict[str, float]] = {"bm25": -0.45, "dense": 0.0, "hybrid": 0.0}
+    answered: ClassVar[list[tuple[str, str]]] = []
+
+    def __init__(self, qs, config, embedders, index_root):
+        if config.retriever == "hybrid" and config.rrf_k == 1.0:
+            raise RuntimeError("planted failure: cannot build this index")
+        self.config, self.rows = config, {}
+        seed = 7 if config.retriever == "dense" else 11
+        rng = np.random.default_rng(seed)
+        difficulty = np.random.default_rng(1).uniform(0, 1, N)
+        self.values = np.clip(difficulty + self.OFFSET[config.retriever] + rng.normal(0, 0.2, N), 0, 1)
+        self.latency = 50.0 if config.top_k == 9 else 5.0
+
+    def step(self, q):
+        i = int(q.qid[1:])
+        PlantedRunner.answered.append((self.config.name, q.qid))
+        self.rows[q.qid] = {
+            "ndcg@10": float(self.values[i]),
+            "latency_ms": self.latency,
+            "intent": "factual" if i % 2 else "why",
+            "question": q.question,
+        }
+
+    def finish(self):
+        return ConfigRun(self.config, dict(self.rows), {}, {})
+
+
+@pytest.fixture(autouse=True)
+def _reset():
+    PlantedRunner.answered = []
+
+
+GRID = {"base": {"top_k": 5}, "vary": {"retriever": ["bm25", "dense", "hybrid"], "bm25_k1": [0.9, 1.2]}}
+
+
+def make(grid=GRID, tmp_path=None, **kw) -> Sweep:
+    return Sweep(
+        qset(), Grid.from_dict(grid), "ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner, **kw
+    )
+
+
+def test_grid_merges_set_ups_that_differ_only_in_options_nothing_reads():
+    cands, merged = Grid.from_dict(GRID).candidates()
+    assert [c.name for c in cands] == [
+        "bm25 · bm25_k1=0.9",
+        "bm25 · bm25_k1=1.2",
+        "dense",
+        "hybrid · bm25_k1=0.9",
+        "hybrid · bm25_k1=1.2",
+    ]
+    assert merged == [
+        {"name": "dense · bm25_k1=1.2", "same_as": "dense", "why": "dense does not read bm25_k1"}
+    ]
+    dense = PipelineConfig(retriever="dense", bm25_k1=1.5, rerank_candidates=10)
+    assert effective_config(dense).bm25_k1 == PipelineConfig().bm25_k1
+    assert effective_config(dense).rerank_candidates == PipelineConfig().rerank_candidates
+    assert effective_config(PipelineConfig(retriever="hybrid", bm25_k1=1.5)).bm25_k1 == 1.5
+
+
+@pytest.mark.parametrize(
+    ("grid", "says"),
+    [
+        ({"vary": {"colour": ["red"]}}, "cannot vary 'colour'"),
+        ({"vary": {"retriever": []}}, "non-empty list"),
+        ({"vary": {"top_k": [5, 0]}}, "top_k"),
+        ({"base": {"retriever": "nope"}}, "retriever"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_a_bad_grid_is_an_error_naming_the_field(grid, says):
+    with pytest.raises(ConfigError, match=says):
+        Grid.from_dict(grid).candidates()
+
+
+def test_grid_file_errors_name_the_file(tmp_path):
+    bad = tmp_path / "g.json"
+    bad.write_text("{not json")
+    with pytest.raises(ConfigError, match=r"g\.json"):
+        Grid.load(bad)
+
+
+def test_racing_drops_the_worse_set_ups_early_and_names_the_best_within_noise(tmp_path):
+    result = make(tmp_path=tmp_path).run(checkpoint=False)
+    by_name = {c["name"]: c for c in result["candidates"]}
+    assert result["status"] == "questions done" and result["finished"]
+    for name in ("bm25 · bm25_k1=0.9", "bm25 · bm25_k1=1.2"):
+        c = by_name[name]
+        assert c["dropped_after"] is not None and c["dropped_after"] < N / 2
+        assert not c["best_within_noise"] and "worse than" in c["drop"]["sentence"]
+        assert c["questions_evaluated"] == c["dropped_after"]
+    winners = {by_name[n]["config_hash"] for n in ("dense", "hybrid · bm25_k1=0.9", "hybrid · bm25_k1=1.2")}
+    assert set(result["best_within_noise"]) == winners  # equal hybrids (same scores) and dense: no winner
+    assert result["evaluations_full"] == 5 * N
+    assert result["evaluations_used"] == len(PlantedRunner.answered) < result["evaluations_full"]
+    assert by_name["dense"]["by_intent"]["why"]["n"] == N // 2
+    assert "vs_best" in by_name["bm25 · bm25_k1=0.9"]
+
+
+def test_exhaustive_sweep_runs_every_set_up_on_every_question(tmp_path):
+    result = make(tmp_path=tmp_path, racing=False).run(checkpoint=False)
+    assert result["evaluations_used"] == result["evaluations_full"] == 5 * N
+    assert result["settings"]["schedule"]["looks"] == [N]
+    assert len(result["best_within_noise"]) == 3  # the bm25 set-ups are worse at full alpha too
+
+
+def test_cancel_keeps_what_was_measured_and_the_same_sweep_resumes(tmp_path):
+    calls = {"n": 0}
+
+    def stop_after_50():
+        calls["n"] += 1
+        return calls["n"] > 50
+
+    first = make(tmp_path=tmp_path).run(should_stop=stop_after_50)
+    assert first["status"] == "cancelled" and not first["finished"]
+    assert first["evaluations_used"] == 50 == len(PlantedRunner.answered)
+    PlantedRunner.answered = []
+    resumed = run_sweep(
+        qset(), Grid.from_dict(GRID), metric="ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner
+    )
+    assert len(PlantedRunner.answered) == resumed["evaluations_used"] - 50  # nothing asked twice
+    uninterrupted = make(tmp_path=tmp_path / "other").run(checkpoint=False)
+    strip = lambda r: [(c["name"], c["mean"], c["dropped_after"]) for c in r["candidates"]]  # noqa: E731
+    assert strip(resumed) == strip(uninterrupted)
+    PlantedRunner.answered = []
+    again = run_sweep(
+        qset(), Grid.from_dict(GRID), metric="ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner
+    )
+    assert PlantedRunner.answered == [] and strip(again) == strip(resumed)  # re-run in place: no work
+
+
+def test_a_latency_ceiling_drops_slow_set_ups_with_the_reason(tmp_path):
+    grid = {"base": {}, "vary": {"retriever": ["dense"], "top_k": [5, 9]}}
+    result = make(grid, tmp_path=tmp_path, max_latency_ms=20).run(checkpoint=False)
+    slow = next(c for c in result["candidates"] if c["name"] == "dense · top_k=9")
+    assert slow["drop"]["reason"] == "constraint" and "ceiling" in slow["drop"]["sentence"]
+    assert result["status"] == "one left"
+
+
+def test_a_failing_set_up_is_recorded_and_the_others_finish(tmp_path):
+    grid = {"base": {}, "vary": {"retriever": ["dense", "hybrid"], "rrf_k": [60.0, 1.0]}}
+    result = make(grid, tmp_path=tmp_path).run(checkpoint=False)
+    failed = [c for c in result["candidates"] if c["failure"]]
+    assert [c["name"] for c in failed] == ["hybrid · rrf_k=1.0"]
+    assert "planted failure" in failed[0]["failure"]["error"]
+    assert failed[0]["config_hash"] not in result["best_within_noise"]
+
+
+def test_budget_stops_the_sweep(tmp_path):
+    result = make(tmp_path=tmp_path, budget=30).run(checkpoint=False)
+    assert result["status"] == "budget spent" and result["evaluations_used"] == 30
+
+
+def test_exports_and_saved_sweeps(tmp_path):
+    result = make(tmp_path=tmp_path).run(checkpoint=False)
+    md = sweep_markdown(result)
+    assert "Not significantly worse than the best (3)" in md and "dropped after" in md
+    rows = sweep_csv(result).splitlines()
+    assert rows[0].startswith("name,config_hash,ndcg@10") and len(rows) == 6
+    path = save_sweep(result, tmp_path)
+    assert json.loads(path.read_text())["sweep_id"] == result["sweep_id"]
+    assert list_sweeps(tmp_path)[0]["sweep_id"] == result["sweep_id"]
