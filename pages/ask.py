@@ -63,7 +63,10 @@ earlier = list(chat["turns"])  # before this question's turn is appended
 history: list[Message] = []
 for turn in earlier:
     if not turn.get("error"):
-        history += [Message("user", turn["question"]), Message("assistant", turn["answer"]["answer"])]
+        pages = tuple(
+            u for w in (turn["answer"].get("trace") or {}).get("web", []) for u in w.get("fetched", [])
+        )
+        history += [Message("user", turn["question"]), Message("assistant", turn["answer"]["answer"], pages)]
 
 if question and ready and ws is not None:
     with live:

@@ -103,12 +103,30 @@ def _searched_and_notes(answer: Any) -> None:
         follow = answer.trace.get("follow_up") or {}
         how = f" — rewritten from your question because {follow['why']}" if follow.get("rewritten") else ""
         st.caption(f"Searched for “{answer.query}”{how}" + (f" with {searched}" if searched else ""))
+    for web in answer.trace.get("web", []):
+        st.caption(web_note(web))
     notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]
     if answer.cached_stages:
         notes.append(f"served from cache: {', '.join(answer.cached_stages)} (not a fair latency sample)")
     if answer.timings_ms.get("load", 0) > 50:
         notes.append(f"model load {answer.timings_ms['load']:.0f} ms (not counted in the total)")
     st.caption(" · ".join(notes))
+
+
+def web_note(web: dict) -> str:
+    """One line on a web answer's pages: how many, how many from earlier turns, what the filter removed."""
+    fetched, earlier = web.get("fetched", []), web.get("from_earlier_turns", [])
+    line = f"Web: {len(fetched)} pages searched"
+    if earlier:
+        line += f", {len(earlier)} of them fetched for earlier questions in this chat"
+    if web.get("errors"):
+        line += f"; {len(web['errors'])} could not be fetched"
+    cf = web.get("content_filter")
+    if cf:
+        line += f"; the content filter removed {100 * cf['removed_share']:.0f} % of their text" + (
+            f" (e.g. “{cf['examples'][0]}”)" if cf.get("examples") else ""
+        )
+    return line
 
 
 def citation_check(answer: Any) -> Any:

@@ -117,7 +117,7 @@ def visible(cfg: PipelineConfig, advanced: bool) -> Iterator[Option]:
             owner = OWNERS.get(o.field or "")
             if o.widget == "none" or o.advanced != advanced or (owner and owner.name not in chosen):
                 continue
-            if o.requires and not getattr(cfg, o.requires):
+            if o.requires and getattr(cfg, o.requires) in (False, None, "", "off"):
                 continue
             yield o
 

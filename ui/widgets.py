@@ -93,11 +93,14 @@ def config_summary(cfg: PipelineConfig) -> str:
     parts += [cfg.llm + (f":{cfg.llm_model}" if cfg.llm_model else ""), f"top-{cfg.top_k}"]
     if cfg.no_retrieval:
         parts.append("no retrieval")
-    if not ParseSettings.of(cfg).is_default:  # PDFs read otherwise
+    parse = ParseSettings.of(cfg)
+    if parse.key() != ParseSettings().key():  # PDFs read otherwise
         parts.append(
             f"PDFs: {cfg.pdf_parser}, OCR {cfg.ocr}"
             + (f" ({cfg.ocr_language})" if cfg.ocr != "never" else "")
         )
+    if parse.content_filter != "off":
+        parts.append(f"content filter: {cfg.content_filter} (≥ {cfg.content_filter_min_words} words)")
     return " · ".join(parts)
 
 

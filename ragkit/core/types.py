@@ -221,6 +221,7 @@ class Message:
 
     role: str
     content: str
+    pages: tuple[str, ...] = ()  # an assistant turn's web pages (URLs): a follow-up searches them again
 
     def to_dict(self) -> dict[str, str]:
         return {"role": self.role, "content": self.content}

@@ -25,6 +25,7 @@ from ragkit.index.inputs import guarded_parse, numbered
 from ragkit.index.reports import FileReport, IngestReport
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker
+from ragkit.ingestion.content_filter import filter_document
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
@@ -116,11 +117,16 @@ class Collection:
 
     def documents(self, settings: ParseSettings | None = None, progress: Any = None) -> list[Document]:
         """The collection's documents; with ``settings``, its PDFs as that parser reads them (parsed once
-        from the kept bytes and cached under ``parsed/<settings>/``)."""
+        from the kept bytes and cached under ``parsed/<settings>/``) and its HTML pages through the
+        content filter when it is on."""
         docs = list(self._doc_map().values())
         if settings is None:
             return docs
-        return [self._parsed_as(d, settings, progress) for d in docs]
+        docs = [self._parsed_as(d, settings, progress) for d in docs]
+        scorer = settings.scorer()
+        if scorer is None:
+            return docs
+        return [filter_document(d, scorer)[0] if d.kind == "html" else d for d in docs]
 
     def _parsed_as(self, doc: Document, settings: ParseSettings, progress: Any = None) -> Document:
         if doc.kind != "pdf" or doc.meta.get("parser", "plain-auto-eng") == settings.key():
@@ -293,7 +299,7 @@ class Collection:
         """Where the index of (PDF parsing, chunker, model) lives; the default parsing names no key, so
         indexes built before parsers were a setting keep their place."""
         model = re.sub(r"[^A-Za-z0-9._-]+", "_", embedder.cache_key)
-        parse = "" if settings is None or settings.is_default else f"-{settings.key()}"
+        parse = "" if settings is None or settings.is_default else f"-{settings.index_key()}"
         return self.path / "indexes" / f"{chunker.name}-{chunker.key()}{parse}-{model}"
 
     def index(

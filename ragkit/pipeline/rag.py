@@ -177,6 +177,7 @@ class RagPipeline:
         if not self._warm:
             timings["load"] = self.warm_up()
         started = time.perf_counter()
+        earlier_pages = list(dict.fromkeys(u for m in history for u in m.pages))  # the whole conversation's
         history = recent_turns(history, self.config.history_turns)
         t = self.templates
         if self.config.no_retrieval:
@@ -191,6 +192,8 @@ class RagPipeline:
             )
             return Prepared(question, question, [], None, request, None, "no_retrieval", timings, started)
         trace: dict[str, Any] = {}
+        if self.config.web_search and earlier_pages:
+            trace["web_earlier_pages"] = earlier_pages  # searched again with this question's results
         query = self.standalone_query(question, history, timings, trace)
         has_query = getattr(self.embedder, "has_query", None)
         cached = ["embed_query"] if has_query is not None and has_query(query) else []

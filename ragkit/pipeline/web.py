@@ -1,5 +1,6 @@
 """Answering from the web: SearXNG results for the question (optionally LLM-written queries too), the
-pages fetched within a time budget and chunked into a per-question index that the pipeline's own
+pages fetched within a time budget (with the pages of the conversation's earlier turns, from the page
+cache), optionally through the content filter, and chunked into an index that the pipeline's own
 retriever searches."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from ragkit.ingestion import content_filter
 from ragkit.retrievers import retriever_from_config
 
 
@@ -37,16 +39,32 @@ def web_retriever(pipe: Any, queries: Sequence[str], timings: dict[str, float], 
                 seen.add(r.url)
                 results.append(r)
     timings["web_search"] = timings.get("web_search", 0.0) + (time.perf_counter() - t) * 1000
+    # the conversation's earlier pages come back from the page cache (by URL) beside the new results
+    earlier = [u for u in trace.get("web_earlier_pages", []) if u not in seen]
+    fetch_these = results + [websearch.SearchResult(u, "", "") for u in earlier]
     t = time.perf_counter()
-    docs, errors = websearch.fetch_pages(results, cfg.web_budget_s, cache)
+    docs, errors = websearch.fetch_pages(fetch_these, cfg.web_budget_s, cache)
     timings["fetch"] = timings.get("fetch", 0.0) + (time.perf_counter() - t) * 1000
     t = time.perf_counter()
+    record: dict[str, Any] = {"results": [r.to_dict() for r in results], "errors": errors}
+    scorer = content_filter.make_scorer(cfg.content_filter, cfg.content_filter_min_words)
+    if scorer is not None:
+        report = content_filter.FilterReport()
+        filtered = []
+        for d in docs:
+            d, rep = content_filter.filter_document(d, scorer)
+            report.add(rep)
+            filtered.append(d)
+        docs = filtered
+        record["content_filter"] = report.to_dict()
+        timings["content_filter"] = (time.perf_counter() - t) * 1000
+        t = time.perf_counter()
     chunker = make_chunker(cfg.chunker, **cfg.chunker_params)
     store = websearch.web_store(docs, chunker, pipe.embedder)
     timings["index_web"] = timings.get("index_web", 0.0) + (time.perf_counter() - t) * 1000
-    trace.setdefault("web", []).append(
-        {"results": [r.to_dict() for r in results], "fetched": [d.source for d in docs], "errors": errors}
-    )
+    record["fetched"] = [d.meta.get("url") or d.source for d in docs]
+    record["from_earlier_turns"] = [u for u in record["fetched"] if u in set(earlier)]
+    trace.setdefault("web", []).append(record)
     if not pipe.capabilities.generative:
         pipe.llm.store = store  # complete sentences from the fetched pages, not the collection
     reranker = getattr(pipe.retriever, "reranker", None)
