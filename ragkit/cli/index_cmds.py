@@ -14,7 +14,6 @@ from ragkit.cli.common import (
     add_store_args,
     check_store_args,
     embedder_from_args,
-    load_models,
     progress_bar,
     say,
     store_from_args,
@@ -119,9 +118,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         os.environ[ALLOW_ENV] = opened
         FetchPolicy.from_env()  # an unreadable entry fails here, before any work
     chunker = chunker_from_args(args)
-    embedder = embedder_from_args(args)
-    if not args.json:
-        load_models(embedder)
+    embedder = embedder_from_args(args)  # loaded when a chunk needs embedding: a no-op never loads it
     store, chunker = open_or_create(args.index, embedder, chunker, store_from_args(args))
     progress, close = progress_bar(not args.no_progress and not args.json)
     try:

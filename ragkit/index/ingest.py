@@ -38,6 +38,7 @@ from ragkit.index.inputs import (
     numbered,
     parse_inputs,
     parse_urls,
+    skip_unchanged,
 )
 from ragkit.index.reports import FileReport, IngestProgress, IngestReport, WaitCallback
 from ragkit.index.store import IndexStore
@@ -116,13 +117,17 @@ def ingest_paths(
     paths = list(paths)
     urls = [str(p) for p in paths if is_url(str(p))]
     inputs, missing = expand_inputs([p for p in paths if not is_url(str(p))])
-    parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress, settings) + parse_urls(
-        urls, progress=progress
-    )
-    report = ingest_documents(
-        store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
-    )
-    report.files = missing + report.files
+    inputs, unchanged = skip_unchanged(store, inputs, max_mb, follow_symlinks, settings)
+    if not inputs and not urls and IndexStore.exists(store.path):
+        report = IngestReport()  # a no-op: nothing parsed, chunked, embedded or saved
+    else:
+        parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress, settings) + parse_urls(
+            urls, progress=progress
+        )
+        report = ingest_documents(
+            store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
+        )
+    report.files = missing + unchanged + report.files
     return report
 
 
@@ -201,7 +206,7 @@ def ingest_documents(
                 continue
             doc = _named(store, p, rep)
             existing = store.find_source(doc.source)
-            if existing is not None and store.documents[existing].sha256 == doc.sha256:
+            if existing is not None and _same_text(store.documents[existing], doc):
                 rep.action, rep.chunks = "unchanged", store.doc_info[existing]["chunks"]
                 continue
             if doc.doc_id in store.documents and store.documents[doc.doc_id].source != doc.source:
@@ -255,8 +260,12 @@ def _unchanged(store: IndexStore, p: Parsed) -> bool:
     existing = store.find_source(name)
     if existing is None:
         return False
-    old = store.documents[existing]  # the same bytes read by another PDF parser are not the same text
-    return old.sha256 == doc.sha256 and old.meta.get("parser") == doc.meta.get("parser")
+    return _same_text(store.documents[existing], doc)
+
+
+def _same_text(old: Document, new: Document) -> bool:
+    """The same bytes read the same way (the same bytes read by another PDF parser are not the same text)."""
+    return old.sha256 == new.sha256 and old.meta.get("parser") == new.meta.get("parser")
 
 
 def _resolve_name(store: IndexStore, p: Parsed) -> tuple[str, str | None]:

@@ -192,3 +192,38 @@ def guarded_parse(name: str, parse: Callable[[], Document]) -> Document | Docume
     except Exception as e:  # a parser bug on one file must not lose the batch
         log.exception("unexpected error parsing %s", name)
         return DocumentError(name, f"could not be parsed ({type(e).__name__}: {e})")
+
+
+def skip_unchanged(
+    store: Any, inputs: Sequence[Any], max_mb: float, follow_symlinks: bool, settings: Any
+) -> tuple[list[Any], list[FileReport]]:
+    """The inputs that need parsing, and a report for each one the index already holds as it is: same
+    name, same bytes (sha256; reading and hashing a file costs milliseconds, parsing a PDF seconds) and,
+    for a PDF, the same parser settings. Anything unreadable is left for the parser to report."""
+    from ragkit.core.hashing import sha256_bytes
+    from ragkit.ingestion.parsing import ParseSettings
+    from ragkit.ingestion.reading import read_regular_file
+
+    pdf_key = (settings or ParseSettings()).key()
+    todo, same = [], []
+    for x in inputs:
+        existing = store.find_source(x.name)
+        if existing is None:
+            todo.append(x)
+            continue
+        old = store.documents[existing]
+        try:
+            data = read_regular_file(
+                x.path, max_mb, name=x.name, root=x.root, follow_symlinks=follow_symlinks
+            )
+        except (DocumentError, OSError):
+            todo.append(x)
+            continue
+        parser_same = old.kind != "pdf" or old.meta.get("parser") == pdf_key
+        if sha256_bytes(data) != old.sha256 or not parser_same:
+            todo.append(x)
+            continue
+        rep = FileReport.for_document(x.name, old)
+        rep.action, rep.chunks = "unchanged", store.doc_info[existing]["chunks"]
+        same.append(rep)
+    return todo, same
