@@ -138,6 +138,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     from ragkit.cli.query_cmds import retrieval_summary
     from ragkit.evaluation.datasets import load_beir
     from ragkit.evaluation.retrieval import dataset_index, evaluate_retrieval
+    from ragkit.index.lexical import needs_vectors
     from ragkit.ingestion.chunkers import chunker_for
     from ragkit.retrievers import retriever_from_config
     from ragkit.retrievers.base import warm_up
@@ -146,7 +147,9 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     config = config_from_args(args, hybrid_depth=EVAL_DEPTH)
     chunker = chunker_for(config)
     embedder = embedder_from_args(args)
-    load_models(embedder)
+    vectors = needs_vectors(config)  # BM25 alone: nothing embedded, no model loaded
+    if vectors:
+        load_models(embedder)
     progress, close = progress_bar(True)
     try:
         store, build_s, cached = dataset_index(
@@ -157,8 +160,9 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
             args.index_root,
             progress,
             store_from_args(args),
+            vectors=vectors,
         )
-        retriever = retriever_from_config(config, store, embedder)
+        retriever = retriever_from_config(config, store, embedder if vectors else None)
         say("building the search structures (BM25 statistics, FAISS) before timing queries …")
         warm_up(retriever)
         result = evaluate_retrieval(dataset, retriever, args.eval_depth, args.limit, progress)
@@ -184,7 +188,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
         "config": {
             **retrieval_summary(config),
             "chunker": chunker.spec(),
-            "embedding": embedder.cache_key,
+            "embedding": embedder.cache_key if vectors else "none (bm25 alone reads no vectors)",
             "eval_depth": args.eval_depth,
         },
         "metrics": result["metrics"],
@@ -193,7 +197,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
         "index_build_s": build_s,
         "index_cached": cached,
         "index": {
-            "path": str(store.path),
+            "path": str(store.path) if store.path else None,
             "documents": len(store.documents),
             "chunks": len(store.chunks),
             "store": store.store_description,

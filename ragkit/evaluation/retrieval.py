@@ -21,6 +21,7 @@ from ragkit.core.types import Document
 from ragkit.evaluation.datasets import BeirDataset
 from ragkit.evaluation.metrics import max_by_document, mean_metrics, per_query_metrics
 from ragkit.index.ingest import ingest_documents, open_or_create
+from ragkit.index.lexical import LexicalStore
 from ragkit.index.maintenance import copy_index
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker
@@ -41,14 +42,21 @@ def dataset_index(
     root: str | Path = "indexes/.eval",
     progress: Progress | None = None,
     store: dict[str, Any] | None = None,
-) -> tuple[IndexStore, float, bool]:
+    vectors: bool = True,
+) -> tuple[Any, float, bool]:
     """An index of ``documents`` for this chunker and model, built once and cached under ``root``
     (``store``: where its vectors live, :func:`ragkit.index.vectorstores.store_spec`; default local files).
 
     The cache directory is named after the dataset, chunker, model and a hash of the documents'
     contents, so any change to the corpus builds a new index. Returns ``(store, build seconds, whether
     it came from the cache)``; a cached index reports the build time recorded when it was built.
+    With ``vectors=False`` (a text-only retriever) the chunks are kept in memory without embedding
+    anything (:class:`~ragkit.index.lexical.LexicalStore`).
     """
+    if not vectors:
+        t = time.perf_counter()
+        lexical = LexicalStore(documents, chunker)
+        return lexical, time.perf_counter() - t, False
     # a document's title is kept with it (the reader reads it): a titled corpus keys on titles too
     corpus_key = config_key(
         [[d.doc_id, d.sha256, *([d.meta["title"]] if d.meta.get("title") else [])] for d in documents]

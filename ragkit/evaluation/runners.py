@@ -24,6 +24,7 @@ from ragkit.evaluation.metrics import max_by_document, per_query_metrics
 from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.index.embeddings import Embedder
+from ragkit.index.lexical import needs_vectors
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.calibration import CalibrationMap
@@ -89,14 +90,20 @@ def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
 
 
 def index_for(
-    qset: QuestionSet, config: PipelineConfig, embedders: dict, index_root: str, progress: Progress | None
+    qset: QuestionSet,
+    config: PipelineConfig,
+    embedders: dict,
+    index_root: str,
+    progress: Progress | None,
+    vectors: bool = True,
 ) -> tuple[Any, Any]:
-    """The index this config searches: the set's corpus (cached under ``index_root``) or the collection's."""
+    """The index this config searches: the set's corpus (cached under ``index_root``; with
+    ``vectors=False`` chunks in memory, nothing embedded) or the collection's."""
     emb = _embedder(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
     if qset.documents is not None or qset.beir is not None:
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
-        store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress)
+        store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress, vectors=vectors)
     else:
         store, _ = qset.collection.index(chunker, emb, progress, ParseSettings.of(config))
     return store, emb
@@ -132,11 +139,16 @@ class BeirRunner:
         index_root: str = "indexes/.eval",
         progress: Progress | None = None,
         depth: int = 300,
+        text_only: bool = False,
     ) -> None:
         assert qset.beir is not None
         self.ds, self.config, self.depth = qset.beir, config, depth
-        store, self.emb = index_for(qset, config, embedders, index_root, progress)
-        self.retriever = retriever_from_config(config, store, self.emb)
+        # with text_only, BM25 alone reads no vectors: its corpus is chunked in memory and nothing is
+        # embedded; its confidence (which needs query-chunk cosines) is then not computed, and the run
+        # says so (a sweep ranking by nDCG asks for this; ``eval run`` keeps the gauge's calibration)
+        self.vectors = needs_vectors(config) or not text_only
+        store, self.emb = index_for(qset, config, embedders, index_root, progress, self.vectors)
+        self.retriever = retriever_from_config(config, store, self.emb if self.vectors else None)
         self.retriever.search("warm up", 1)
         self.run: dict[str, dict[str, float]] = {}
         self.lat: dict[str, float] = {}
@@ -156,6 +168,8 @@ class BeirRunner:
         hits = self.retriever.search(self.ds.queries[qid], self.depth)
         self.lat[qid] = (time.perf_counter() - t) * 1000
         self.run[qid] = max_by_document([(h.chunk.doc_id, h.score) for h in hits], 100)
+        if not self.vectors:
+            return
         # the gauge on the chunks an LLM would get, and whether they hold a relevant document
         top = hits[: self.config.top_k]
         conf = retrieval_confidence(top, self.conf_cfg)
@@ -172,14 +186,15 @@ class BeirRunner:
         qids = list(self.run)
         per_q: dict[str, dict[str, Any]] = per_query_metrics({q: self.ds.qrels[q] for q in qids}, self.run)
         for qid in qids:
+            gauge = self.conf.get(qid, (None, None, None))
             per_q[qid].update(
                 question=self.ds.queries[qid],
                 intent=classify_intent(self.ds.queries[qid]),
                 latency_ms=self.lat[qid],
                 top_documents=list(self.run[qid])[:10],
-                confidence=self.conf[qid][0],
-                confidence_raw=self.conf[qid][1],
-                evidence_retrieved=self.conf[qid][2],
+                confidence=gauge[0],
+                confidence_raw=gauge[1],
+                evidence_retrieved=gauge[2],
             )
         metrics, counts = _aggregate(per_q, BEIR_METRICS)
         calibration = calibration_summary(per_q)
@@ -198,7 +213,9 @@ class BeirRunner:
             calibration,
             stage_latency_ms={"retrieve": lat},
             counts=counts,
-            models={"embedding": self.emb.model_id},
+            models={"embedding": self.emb.model_id}
+            if self.vectors
+            else {"embedding": "none: bm25 alone reads no vectors (confidence not computed)"},
         )
 
 

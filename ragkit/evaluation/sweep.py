@@ -309,8 +309,8 @@ def question_order(qset: QuestionSet, limit: int | None, seed: int) -> list[Any]
 
 def default_runner(qset: QuestionSet, config: Any, embedders: dict, index_root: str) -> Any:
     """The runner ``eval run`` uses for this kind of set: retrieval only for BEIR, else the pipeline."""
-    if qset.kind == "beir":
-        return BeirRunner(qset, config, embedders, index_root)
+    if qset.kind == "beir":  # ranked by retrieval metrics: BM25 alone embeds nothing
+        return BeirRunner(qset, config, embedders, index_root, text_only=True)
     from ragkit.evaluation.question_runner import QuestionRunner
 
     return QuestionRunner(qset, config, embedders, index_root)

@@ -54,7 +54,7 @@ def test_every_imported_package_is_declared_in_pyproject():
     assert missing == []
 
 
-def test_a_missing_optional_package_names_the_install(monkeypatch):
+def test_a_missing_optional_package_names_the_install(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "qdrant_edge", None)  # as if it were not installed
     with pytest.raises(MissingDependencyError, match=r"pip install 'ragkit\[qdrant\]'"):
         require("qdrant_edge", "the embedded Qdrant store")
@@ -63,4 +63,4 @@ def test_a_missing_optional_package_names_the_install(monkeypatch):
     with pytest.raises(
         MissingDependencyError, match="embedded Qdrant store needs the package qdrant-edge-py"
     ):
-        QdrantEdgeStore(ROOT / "nowhere", 8).count()
+        QdrantEdgeStore(tmp_path / "nowhere", 8).count()  # its lock file goes there, not in the repo
