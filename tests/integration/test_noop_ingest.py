@@ -19,7 +19,8 @@ try:
     runpy.run_module("ragkit", run_name="__main__")
 except SystemExit:
     pass
-print("LOADED", json.dumps(sorted(m for m in ("torch", "sentence_transformers", "pymupdf4llm") if m in sys.modules)))
+heavy = ("torch", "sentence_transformers", "pymupdf4llm")
+print("LOADED", json.dumps(sorted(m for m in heavy if m in sys.modules)))
 """
 
 
