@@ -199,8 +199,9 @@ def test_judge_options_and_calibrating_the_gauge_from_a_run(app, tmp_path):
 
     from ragkit.pipeline.calibration import CalibrationMap
 
-    elsewhere = CalibrationMap("isotonic", (0.0, 1.0), (0.67, 0.95), fitted_on="run x", n=300,
-                               scope="collection:other")  # fmt: skip
+    elsewhere = CalibrationMap(
+        "isotonic", (0.0, 1.0), (0.67, 0.95), fitted_on="run x", n=300, scope="collection:other"
+    )
     at.session_state["configs"]["B"] = replace(
         at.session_state["configs"]["B"], confidence_calibration=elsewhere.to_dict()
     )
@@ -282,3 +283,53 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file):
     assert not at.exception, at.exception
     a = at.session_state["configs"]["A"]
     assert a.retriever == "bm25" and a.top_k == 3
+
+
+def test_sweep_result_opens_compare_with_the_top_two_on_their_differing_questions(app):
+    """A saved sweep's "compare the top two" puts them into A and B and the questions where they differ
+    most into Compare's batch."""
+    from ragkit.pipeline.config import PipelineConfig
+
+    at = open_evaluate(app)
+    one, two = PipelineConfig(retriever="bm25", top_k=3), PipelineConfig(retriever="dense", top_k=4)
+
+    def cand(name, cfg, mean):
+        return {
+            "name": name,
+            "config_hash": cfg.cache_key(),
+            "config": cfg.to_dict(),
+            "varied": {},
+            "mean": mean,
+            "questions_evaluated": 3,
+            "dropped_after": None,
+            "drop": None,
+            "failure": None,
+            "best_within_noise": True,
+            "latency_ms": {"p50": 5.0},
+            "metrics": {},
+            "by_intent": {},
+        }
+
+    result = {
+        "sweep_id": "s1",
+        "metric": "ndcg@10",
+        "finished": True,
+        "status": "questions done",
+        "candidates": [cand("bm25 · top_k=3", one, 0.9), cand("dense · top_k=4", two, 0.8)],
+        "best_within_noise": [one.cache_key(), two.cache_key()],
+        "evaluations_used": 6,
+        "evaluations_full": 6,
+        "pareto": [],
+        "top_differences": [
+            {"qid": "q2", "question": "What was the IBM MT/ST?", "a": 1.0, "b": 0.0, "gap": 1.0}
+        ],
+    }
+    at.session_state["sweep_result"] = result
+    at.run()
+    next(b for b in at.button if b.label.startswith("Compare the top two")).click().run()
+    assert not at.exception, at.exception
+    configs = at.session_state["configs"]
+    assert (configs["A"].retriever, configs["A"].top_k) == ("bm25", 3)
+    assert (configs["B"].retriever, configs["B"].top_k) == ("dense", 4)
+    assert at.session_state["batch_text"] == "What was the IBM MT/ST?"
+    assert at.text_area(key="batch_text").value == "What was the IBM MT/ST?"  # Compare's batch, open
