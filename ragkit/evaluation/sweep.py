@@ -200,8 +200,10 @@ class Sweep:
                 self._step(k, q)
                 if progress is not None:  # overall: done of at most what is left if nobody else drops
                     done = self.evaluations_used()
+                    mine = len(self.rows[k]) + len(self.pending.get(k, ()))
                     progress(
-                        f"look {li + 1} of {n_looks}, {len(live)} set-ups in the race",
+                        f"look {li + 1} of {n_looks}, {len(live)} set-ups in the race; "
+                        f"{self.by_key[k].name}: {mine} of {len(batch)} questions",
                         done,
                         done + self._remaining(),
                     )

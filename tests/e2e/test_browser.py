@@ -408,7 +408,9 @@ def _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path) -> None:
     expect(panel.get_by_text("6 set-ups").first).to_be_visible()
     panel.get_by_role("button", name="Start sweep").click()
     expect(panel.get_by_text("Not significantly worse than the best:").first).to_be_visible()
+    settle(page)
     no_traceback(page)
+    panel.get_by_text("Not significantly worse than the best:").first.scroll_into_view_if_needed()
     shot(page, tmp_path, "sweep.png")
     best = panel.get_by_role("combobox", name="Set-up")
     picked = best.input_value() if best.count() else ""
