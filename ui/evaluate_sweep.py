@@ -95,8 +95,9 @@ def sweep_tab(collection) -> None:
     """The Sweep tab."""
     st.caption(
         "Every set-up answers a first batch of questions; after each further batch, set-ups significantly "
-        "worse than the best (paired test, Holm over all pairs, the error split across the looks) are "
-        "dropped. The result is every set-up *not significantly worse* than the best."
+        "worse than the best (Friedman gate, then a paired test against the best corrected for the "
+        "comparisons, the error split across the looks) are dropped. The result is every set-up *not "
+        "significantly worse* than the best."
     )
     load_qset = pick_question_set(collection, "sweep")
     choices = config_choices()

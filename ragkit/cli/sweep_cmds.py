@@ -16,9 +16,10 @@ def add_commands(sub: Any) -> None:
         "sweep",
         help="race a grid of set-ups over a labelled question set; name those not worse than the best",
         description="Every set-up of the grid answers a first batch of questions; after each further "
-        "batch the set-ups significantly worse than the best (paired test, Holm over all pairs, alpha "
-        "split across the looks) are dropped. The result names every set-up not significantly worse "
-        "than the best. Interrupted sweeps resume: run the same command again.",
+        "batch the set-ups significantly worse than the best (Friedman gate, paired test against the "
+        "best corrected for the comparisons, alpha split across the looks) are dropped. The result "
+        "names every set-up not significantly worse than the best. Interrupted sweeps resume: run the "
+        "same command again.",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument(
