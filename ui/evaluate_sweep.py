@@ -5,7 +5,7 @@ or to compare the top two where they differ most."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ from ragkit.core.errors import RagkitError
 from ragkit.evaluation.grid import Grid
 from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
 from ragkit.evaluation.sweep import Sweep, list_sweeps, save_sweep
-from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
+from ragkit.evaluation.sweep_result import outcome, sweep_csv, sweep_markdown, table_order, vs_best_text
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS
 from ui import state, widgets
@@ -166,10 +166,10 @@ def sweep_tab(collection) -> None:
                 note += f"; resuming with {loaded} measured earlier"
             st.info(note)
             bar = st.progress(0.0, text="Building indexes…")
-            started = _clock()
+            started = time.perf_counter()
 
             def progress(stage: str, done: int, total: int) -> None:
-                spent = _clock() - started
+                spent = time.perf_counter() - started
                 eta = (
                     f" · at most {spent / max(done, 1) * (total - done) / 60:.1f} min left"
                     if done > 5
@@ -206,10 +206,9 @@ def sweep_tab(collection) -> None:
         show_sweep(result)
 
 
-def _clock() -> float:
-    import time
-
-    return time.perf_counter()
+def as_config(candidate: dict[str, Any], which: str) -> PipelineConfig:
+    """A candidate's config, named as the sidebar slot it goes into."""
+    return PipelineConfig.from_dict({**candidate["config"], "name": which})
 
 
 def show_sweep(result: dict[str, Any]) -> None:
@@ -222,26 +221,18 @@ def show_sweep(result: dict[str, Any]) -> None:
     st.write(", ".join(f"**{c['name']}**" for c in best))
     used, full = result["evaluations_used"], result["evaluations_full"]
     st.caption(f"{used} of the full grid's {full} question evaluations ({100 * used / max(full, 1):.0f} %).")
-    rows = []
-    for c in sorted(result["candidates"], key=lambda c: (not c["best_within_noise"], -(c["mean"] or 0))):
-        vs = c.get("vs_best") or {}
-        rows.append(
-            {
-                "set-up": c["name"],
-                metric: c["mean"],
-                "vs best (95 % CI)": (
-                    f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f}, {vs['ci_high']:+.4f})"
-                    if vs.get("n")
-                    else "best"
-                ),
-                "questions": c["questions_evaluated"],
-                "p50 ms": round(c["latency_ms"]["p50"], 1),
-                "Pareto": c["config_hash"] in result["pareto"],
-                "outcome": "in the best set"
-                if c["best_within_noise"]
-                else (c["drop"]["sentence"] if c["drop"] else (c["failure"] or {}).get("error", "stopped")),
-            }
-        )
+    rows = [
+        {
+            "set-up": c["name"],
+            metric: c["mean"],
+            "vs best (95 % CI)": vs_best_text(c),
+            "questions": c["questions_evaluated"],
+            "p50 ms": round(c["latency_ms"]["p50"], 1),
+            "Pareto": c["config_hash"] in result["pareto"],
+            "outcome": outcome(c),
+        }
+        for c in table_order(result)
+    ]
     st.dataframe(rows, hide_index=True, use_container_width=True)
     intents = sorted({i for c in best for i in c["by_intent"]})
     if intents:
@@ -259,7 +250,7 @@ def show_sweep(result: dict[str, Any]) -> None:
     chosen = next(c for c in result["candidates"] if c["name"] == pick)
     for col, which in ((c2, "A"), (c3, "B")):
         if col.button(f"Load into {which}", key=f"sweep_to_{which}"):
-            state.set_config(which, PipelineConfig.from_dict({**chosen["config"], "name": which}))
+            state.set_config(which, as_config(chosen, which))
             st.session_state[NOTE] = f"{which} is now {pick}"
             st.rerun()  # the sidebar, drawn before this button, shows the new config
     if note := st.session_state.get(NOTE):
@@ -273,7 +264,7 @@ def show_sweep(result: dict[str, Any]) -> None:
         )
     ):
         for which, c in zip(("A", "B"), best[:2], strict=False):
-            state.set_config(which, replace(PipelineConfig.from_dict(c["config"]), name=which))
+            state.set_config(which, as_config(c, which))
         st.session_state["batch_text"] = "\n".join(d["question"] for d in diffs if d.get("question"))
         st.switch_page(str(PAGES / "compare.py"))
     e1, e2, e3 = st.columns(3)

@@ -139,16 +139,12 @@ def versus_best(
     valid although the best is picked by the same data (a step-down correction would not). With
     ``intervals=False`` bootstrap intervals are drawn only where the corrected p is below alpha: what a
     look needs, at a fraction of the cost."""
-    names = list(scores)
-    others = [c for c in names if c != best]
-    raw = {c: paired_test(scores[best], scores[c])[0] for c in others}
-    corrected = {c: min(1.0, p * len(others)) for c, p in raw.items()}
+    others = [c for c in scores if c != best]
     out = {}
-    for c in names:
-        if c == best:
-            continue
-        p_holm = corrected[c]
-        if intervals or p_holm < alpha:
+    for c in others:
+        raw = paired_test(scores[best], scores[c])[0]
+        p_corrected = min(1.0, raw * len(others))
+        if intervals or p_corrected < alpha:
             cmp = compare_paired(scores[best], scores[c], alpha, RESAMPLES, seed, higher_is_better)
         else:
             cmp = PairedComparison(
@@ -158,13 +154,13 @@ def versus_best(
                 0.0,
                 0.0,
                 0.0,
-                raw[c],
+                raw,
                 "",
                 False,
                 higher_is_better=higher_is_better,
                 alpha=alpha,
             )
-        out[c] = replace(cmp, p_holm=p_holm, family="race", family_size=len(others))
+        out[c] = replace(cmp, p_holm=p_corrected, family="race", family_size=len(others))
     return out
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -156,16 +157,11 @@ class Sweep:
             batch = self.items[:upto]
             try:
                 stopped = self._answer(batch, li, len(looks), progress, should_stop)
-            except BaseException:  # interrupted (Ctrl-C, a page rerun): keep what was measured
+            finally:  # also when interrupted (Ctrl-C, a page rerun): keep what was measured
                 self._collect()
+                self.elapsed_s = before + time.perf_counter() - started
                 if checkpoint:
-                    self.elapsed_s = before + time.perf_counter() - started
                     self.save_checkpoint()
-                raise
-            self._collect()
-            self.elapsed_s = before + time.perf_counter() - started
-            if checkpoint:
-                self.save_checkpoint()
             if stopped:
                 self.status = stopped
                 break
@@ -244,9 +240,8 @@ class Sweep:
         alive = self.alive()
         if self.max_latency_ms is not None:
             for k in alive:
-                p50 = median(
-                    [r["latency_ms"] for r in self.rows[k].values() if r.get("latency_ms") is not None]
-                )
+                lat = [r["latency_ms"] for r in self.rows[k].values() if r.get("latency_ms") is not None]
+                p50 = statistics.median(lat) if lat else None
                 if p50 is not None and p50 > self.max_latency_ms:
                     dropped.append(
                         Drop(
@@ -287,14 +282,6 @@ class Sweep:
     def result(self) -> dict[str, Any]:
         """The sweep as JSON: settings, every candidate, the best within noise, the evaluations used."""
         return summarise(self)
-
-
-def median(values: Sequence[float]) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
 
 
 def question_order(qset: QuestionSet, limit: int | None, seed: int) -> list[Any]:

@@ -34,7 +34,8 @@ def summarise(sweep: Any) -> dict[str, Any]:
     n_items = len(sweep.items)
     means = {k: _mean([r[metric] for r in rows[k].values() if r.get(metric) is not None]) for k in rows}
     sign = 1.0 if sweep.higher else -1.0
-    ranked = sorted(alive, key=lambda k: -sign * (means[k] if means[k] is not None else -sign * 1e9))
+    # alive: neither dropped nor failed; best mean first, set-ups without a score last
+    ranked = sorted(alive, key=lambda k: (means[k] is None, -sign * (means[k] or 0.0)))
     best = ranked[0] if ranked else None
     failed = {f["config"]: f for f in sweep.failures}
     candidates = []
@@ -51,7 +52,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
             "dropped_after": drop.questions if drop is not None else None,
             "drop": {**drop.to_dict(), "sentence": drop.sentence()} if drop is not None else None,
             "failure": failed.get(cand.name),
-            "best_within_noise": k in alive and cand.name not in failed,
+            "best_within_noise": k in alive,
             "latency_ms": latency_summary(
                 [r["latency_ms"] for r in rows[k].values() if r.get("latency_ms") is not None]
             ),
@@ -96,7 +97,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
         },
         "candidates": candidates,
         "best": best,
-        "best_within_noise": [k for k in ranked if k not in failed],
+        "best_within_noise": ranked,
         "evaluations_used": sweep.evaluations_used(),
         "evaluations_full": len(sweep.candidates) * n_items,
         "looks": sweep.looks,
@@ -215,6 +216,28 @@ def _varied(varied: dict[str, Any]) -> str:
     return "; ".join(f"{k}={v}" for k, v in varied.items())
 
 
+def table_order(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The candidates as the report and the page list them: the best set first, then by mean."""
+    return sorted(result["candidates"], key=lambda c: (not c["best_within_noise"], -(c["mean"] or 0)))
+
+
+def vs_best_text(candidate: dict[str, Any]) -> str:
+    """The candidate minus the best with its 95 % interval, or "best"."""
+    vs = candidate.get("vs_best") or {}
+    if not vs.get("n"):
+        return "best"
+    return f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f} to {vs['ci_high']:+.4f})"
+
+
+def outcome(candidate: dict[str, Any]) -> str:
+    """In the best set, or when and why it left the race (its drop, or its failure)."""
+    if candidate["best_within_noise"]:
+        return "in the best set"
+    if candidate["drop"]:
+        return candidate["drop"]["sentence"]
+    return (candidate["failure"] or {}).get("error", "stopped")
+
+
 def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.4f}"
 
@@ -240,17 +263,10 @@ def sweep_markdown(result: dict[str, Any]) -> str:
         f"| set-up | {metric} | questions | p50 ms | vs best (95 % CI) | outcome |",
         "|---|---|---|---|---|---|",
     ]
-    for c in sorted(result["candidates"], key=lambda c: (not c["best_within_noise"], -(c["mean"] or 0))):
-        vs = c.get("vs_best") or {}
-        ci = f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f} to {vs['ci_high']:+.4f})" if vs.get("n") else "best"
-        outcome = (
-            "in the best set"
-            if c["best_within_noise"]
-            else (c["drop"]["sentence"] if c["drop"] else (c["failure"] or {}).get("error", "stopped"))
-        )
+    for c in table_order(result):
         lines.append(
             f"| {c['name']} | {_fmt(c['mean'])} | {c['questions_evaluated']} | "
-            f"{c['latency_ms']['p50']:.1f} | {ci} | {outcome} |"
+            f"{c['latency_ms']['p50']:.1f} | {vs_best_text(c)} | {outcome(c)} |"
         )
     if result["merged_duplicates"]:
         lines += [

@@ -71,9 +71,10 @@ def heuristic_scorer(min_words: int = 12) -> Scorer:
             or (_LINK.search(text) and not _LINK.sub("", text).strip(" |·-•*"))
         ):
             return False, "navigation"
-        if _CTA.match(bare) and len(_WORD.findall(bare)) < 2 * min_words:
+        words = len(_WORD.findall(bare))
+        if _CTA.match(bare) and words < 2 * min_words:
             return False, "call to action"
-        if len(_WORD.findall(bare)) < min_words:
+        if words < min_words:
             return False, "short line"
         return True, ""
 
@@ -154,3 +155,14 @@ def filter_document(doc: Document, scorer: Scorer) -> tuple[Document, FilterRepo
     meta = {**doc.meta, "content_filter": f"removed {total.removed_chars} of "
             f"{total.removed_chars + total.kept_chars} characters"}  # fmt: skip
     return replace(doc, pages=tuple(pages), meta=meta), total
+
+
+def filter_documents(docs: list[Document], scorer: Scorer) -> tuple[list[Document], FilterReport]:
+    """Every document filtered, and what was removed from them all."""
+    total = FilterReport()
+    out = []
+    for doc in docs:
+        filtered, report = filter_document(doc, scorer)
+        total.add(report)
+        out.append(filtered)
+    return out, total

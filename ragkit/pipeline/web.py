@@ -9,7 +9,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.ingestion import content_filter
+from ragkit.ingestion.content_filter import filter_documents
+from ragkit.ingestion.parsing import ParseSettings
 from ragkit.retrievers import retriever_from_config
 
 
@@ -47,15 +48,9 @@ def web_retriever(pipe: Any, queries: Sequence[str], timings: dict[str, float], 
     timings["fetch"] = timings.get("fetch", 0.0) + (time.perf_counter() - t) * 1000
     t = time.perf_counter()
     record: dict[str, Any] = {"results": [r.to_dict() for r in results], "errors": errors}
-    scorer = content_filter.make_scorer(cfg.content_filter, cfg.content_filter_min_words)
+    scorer = ParseSettings.of(cfg).scorer()
     if scorer is not None:
-        report = content_filter.FilterReport()
-        filtered = []
-        for d in docs:
-            d, rep = content_filter.filter_document(d, scorer)
-            report.add(rep)
-            filtered.append(d)
-        docs = filtered
+        docs, report = filter_documents(docs, scorer)
         record["content_filter"] = report.to_dict()
         timings["content_filter"] = (time.perf_counter() - t) * 1000
         t = time.perf_counter()
@@ -63,7 +58,8 @@ def web_retriever(pipe: Any, queries: Sequence[str], timings: dict[str, float], 
     store = websearch.web_store(docs, chunker, pipe.embedder)
     timings["index_web"] = timings.get("index_web", 0.0) + (time.perf_counter() - t) * 1000
     record["fetched"] = [d.meta.get("url") or d.source for d in docs]
-    record["from_earlier_turns"] = [u for u in record["fetched"] if u in set(earlier)]
+    from_earlier = set(earlier)
+    record["from_earlier_turns"] = [u for u in record["fetched"] if u in from_earlier]
     trace.setdefault("web", []).append(record)
     if not pipe.capabilities.generative:
         pipe.llm.store = store  # complete sentences from the fetched pages, not the collection
