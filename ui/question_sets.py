@@ -1,5 +1,6 @@
-"""The question-set picker shared by Evaluate's Run and Sweep tabs: an upload, the collection's labels,
-or a path (BEIR folder, SQuAD .json, .csv/.jsonl)."""
+"""The question-set picker shared by Evaluate's Run and Sweep tabs: an upload, the collection's labels, a
+set saved with the collection (generated and reviewed), or a path (BEIR folder, SQuAD .json,
+.csv/.jsonl)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from collections.abc import Callable
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
+from ragkit.evaluation.questiongen import load_report, saved_question_sets
 from ragkit.evaluation.questionsets import QuestionSet, load_question_set
 from ui import widgets
 
 SOURCES = {
     "upload": "Upload a CSV/JSONL (over the active collection)",
     "labels": "Labels saved with the active collection",
+    "saved": "A question set saved with the active collection (Generate tab)",
     "path": "A path: BEIR folder, SQuAD .json, or .csv/.jsonl",
 }
 
@@ -28,6 +31,15 @@ def pick_question_set(collection, prefix: str) -> Callable[[], QuestionSet]:
             type=["csv", "jsonl"],
             key=f"{prefix}_upload",
         )
+    elif source == "saved":
+        files = saved_question_sets(collection) if collection is not None else []
+        names = [f.name for f in files]
+        saved = st.selectbox("Saved question set", names, key=f"{prefix}_saved") if names else None
+        if not names:
+            st.caption("Nothing saved yet: generate and save a set on the Generate tab.")
+        elif (rep := load_report(files[names.index(saved)])) is not None and rep.bias_note:
+            st.caption(f"Made by the {rep.method} method. {rep.bias_note}")
+        path = str(files[names.index(saved)]) if saved else ""
     elif source == "path":
         path = st.text_input(
             "Path", key=f"{prefix}_path", placeholder="../shared/evaldata/xquad_en/xquad.en.json"
@@ -51,6 +63,8 @@ def pick_question_set(collection, prefix: str) -> Callable[[], QuestionSet]:
             )
         if source == "labels":
             return load_question_set(collection=collection, labels=True)
+        if source == "saved" and not path:
+            raise RagkitError("no question set is saved with this collection yet (Generate tab)")
         if not path.strip():
             raise RagkitError("give the path of a question set")
         return load_question_set(path.strip(), collection=collection, holdout=holdout)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from ragkit import __version__
-from ragkit.cli import eval_cmds, index_cmds, query_cmds, sweep_cmds
+from ragkit.cli import eval_cmds, index_cmds, query_cmds, question_cmds, sweep_cmds
 from ragkit.core.errors import RagkitError
 
 
@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"ragkit {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", required=True)
-    for commands in (index_cmds, query_cmds, eval_cmds, sweep_cmds):
+    for commands in (index_cmds, query_cmds, eval_cmds, sweep_cmds, question_cmds):
         commands.add_commands(sub)
     return parser
 

@@ -38,6 +38,25 @@ def progress_bar(enabled: bool) -> tuple[Callable[[str, int, int], None] | None,
     return progress, progress.close
 
 
+def run_interruptible(work: Callable[[Any, Callable[[], bool]], Any]) -> Any:
+    """``work(progress, should_stop)`` with a progress bar, Ctrl-C asking it to stop and keep what it
+    did (a sweep's measurements, generated questions) instead of killing the command."""
+    import signal
+
+    stop = {"now": False}
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop["now"] = True
+
+    previous = signal.signal(signal.SIGINT, on_signal)
+    progress, close = progress_bar(True)
+    try:
+        return work(progress, lambda: stop["now"])
+    finally:
+        close()
+        signal.signal(signal.SIGINT, previous)
+
+
 def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--model",

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from typing import Any
 
-from ragkit.cli.common import progress_bar, say, write_file, write_json
+from ragkit.cli.common import run_interruptible, say, write_file, write_json
 from ragkit.core.errors import RagkitError
 
 
@@ -109,18 +108,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         say(f"at most {est['llm_calls_max']} LLM calls, about {est['tokens_max_estimate']:,} tokens")
     if not args.fresh and (loaded := sweep.resume()):
         say(f"resuming: {loaded} question evaluations measured earlier")
-    stop = {"now": False}
-
-    def on_signal(signum: int, frame: Any) -> None:  # Ctrl-C: keep what was measured
-        stop["now"] = True
-
-    previous = signal.signal(signal.SIGINT, on_signal)
-    progress, close = progress_bar(True)
-    try:
-        result = sweep.run(progress, lambda: stop["now"])
-    finally:
-        close()
-        signal.signal(signal.SIGINT, previous)
+    result = run_interruptible(lambda progress, stop: sweep.run(progress, stop))
     report = sweep_markdown(result)
     print(report)
     if result["status"] == "cancelled":

@@ -215,6 +215,14 @@ def pair_scores(sentence: str, chunk_text: str, embedder: Any, analyzer: Any) ->
     )
 
 
+def lexical_scores(sentence: str, text: str, analyzer: Any) -> tuple[float, float]:
+    """``(lexical, key)`` support of a sentence by a text: the two signals that need no embedding."""
+    words, keys = set(analyzer(sentence)), key_terms(sentence)
+    terms, tokens = set(analyzer(text)), {t.lower() for t in _tokens(text)}
+    lexical = len(words & terms) / len(words) if words else 0.0
+    return lexical, (len(keys & tokens) / len(keys) if keys else 1.0)
+
+
 def supports(semantic: float, lexical: float, key: float = 1.0) -> bool:
     """The offline decision: every signal at or above its threshold."""
     return semantic >= SEMANTIC_MIN and lexical >= LEXICAL_MIN and key >= KEY_MIN

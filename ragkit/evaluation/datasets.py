@@ -267,13 +267,40 @@ def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
         answers = _split_list(row.get("gold_answer", row.get("gold_answers")))
         sources = _split_list(row.get("relevant_sources"))
         quotes = _split_quotes(row.get("evidence"))
-        absent = not (answers or sources or quotes)  # nothing to find: "I don't know" is right
+        spans = _evidence_spans(row.get("evidence_spans"), filename, n)
+        if spans:
+            quotes = ()  # the exact passages win over their quotes (kept in the file for reading)
+        absent = not (answers or sources or quotes or spans)  # nothing to find: "I don't know" is right
         out.append(
-            LabelledQuestion(qid, q, answers, tuple((s, 1) for s in sources), absent=absent, quotes=quotes)
+            LabelledQuestion(
+                qid, q, answers, tuple((s, 1) for s in sources), spans, absent=absent, quotes=quotes
+            )
         )
     if not out:
         raise RagkitError(f"{filename}: no questions found")
     return out
+
+
+def _evidence_spans(value: object, filename: str, line: int) -> tuple[Any, ...]:
+    """``evidence_spans`` of a JSONL row — ``[{"source": file, "spans": [[page, start, end], …]}, …]``,
+    the passages a generated or exported question rests on — as evidence units."""
+    if not value:
+        return ()
+    from ragkit.evaluation.evidence import merge_passages
+
+    try:
+        passages = []
+        for item in value:  # type: ignore[attr-defined]
+            spans = [(int(p), int(a), int(b)) for p, a, b in item["spans"]]
+            if any(a < 0 or b <= a for _, a, b in spans):
+                raise ValueError("a span must have 0 <= start < end")
+            passages.append((str(item["source"]), spans))
+    except (TypeError, KeyError, ValueError) as e:
+        raise RagkitError(
+            f"{filename}: line {line}: evidence_spans must be a list of "
+            f'{{"source": file, "spans": [[page, start, end], …]}} ({e})'
+        ) from None
+    return tuple(merge_passages(passages))
 
 
 def load_question_file(path: str | os.PathLike[str]) -> list[LabelledQuestion]:

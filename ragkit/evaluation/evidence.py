@@ -189,12 +189,20 @@ def locate_quote(
         if source is not None and doc.source != source:
             continue
         for page in doc.pages:
-            folded, index = _fold(page.text)
-            at = folded.find(target)
-            if at != -1:
-                start, end = index[at], index[at + len(target) - 1] + 1
-                out.append((doc.source, [(page.number, start, end)]))
+            found = locate_in_text(quote, page.text)
+            if found is not None:
+                out.append((doc.source, [(page.number, *found)]))
     return out
+
+
+def locate_in_text(quote: str, text: str) -> tuple[int, int] | None:
+    """``(start, end)`` of the first occurrence of ``quote`` in ``text`` (whitespace and case ignored)."""
+    target = " ".join(quote.lower().split())
+    if len(target) < 3:
+        return None
+    folded, index = _fold(text)
+    at = folded.find(target)
+    return None if at == -1 else (index[at], index[at + len(target) - 1] + 1)
 
 
 def _fold(text: str) -> tuple[str, list[int]]:
@@ -224,6 +232,7 @@ __all__ = [
     "evidence_precision",
     "evidence_ranking",
     "gold_ranking",
+    "locate_in_text",
     "locate_quote",
     "merge_passages",
     "normalize_answer",

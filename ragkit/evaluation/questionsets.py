@@ -155,7 +155,8 @@ def collection_question_set(
     docs = collection.documents()
     if not docs:
         raise RagkitError(f"collection {collection.name!r} is empty")
-    names = resolve_sources({s for q in qs for s, _ in q.relevant}, [d.source for d in docs])
+    wanted = {s for q in qs for s, _ in q.relevant} | {e.source for q in qs for e in q.evidence}
+    names = resolve_sources(wanted, [d.source for d in docs])
     unknown = sorted(k for k, v in names.items() if v is None)
     if unknown:
         raise RagkitError(
@@ -165,7 +166,8 @@ def collection_question_set(
     out = []
     for q in qs:
         relevant = tuple((names[s] or s, g) for s, g in q.relevant)
-        evidence = q.evidence
+        evidence = tuple(replace(e, source=names[e.source] or e.source) for e in q.evidence)
+        check_spans(Path(source).name, q.qid, evidence, docs)
         if q.quotes:
             passages = []
             for quote in q.quotes:
@@ -208,3 +210,16 @@ def resolve_sources(wanted: set[str], sources: Sequence[str]) -> dict[str, str |
         matches = [s for s in sources if s.endswith("/" + w)]
         out[w] = matches[0] if len(matches) == 1 else None
     return out
+
+
+def check_spans(filename: str, qid: str, evidence: Sequence[Any], docs: Sequence[Document]) -> None:
+    """Refuse evidence spans outside their document's pages (a file made for another version of it)."""
+    pages = {(d.source, p.number): len(p.text) for d in docs for p in d.pages}
+    for e in evidence:
+        for page, _start, end in e.spans:
+            size = pages.get((e.source, page))
+            if size is None or end > size:
+                raise RagkitError(
+                    f"{filename}: question {qid}: evidence span {page}:{_start}-{end} is not in "
+                    f"{e.source} as the collection holds it (was the file re-parsed or changed?)"
+                )

@@ -32,6 +32,10 @@ def button(at, label):
     return next(b for b in at.button if b.label == label)
 
 
+def labelled(elements, label):
+    return next(e for e in elements if e.label == label)
+
+
 def open_evaluate(at):
     at.run()
     at.switch_page(EVALUATE).run()
@@ -333,3 +337,51 @@ def test_sweep_result_opens_compare_with_the_top_two_on_their_differing_question
     assert (configs["B"].retriever, configs["B"].top_k) == ("dense", 4)
     assert at.session_state["batch_text"] == "What was the IBM MT/ST?"
     assert at.text_area(key="batch_text").value == "What was the IBM MT/ST?"  # Compare's batch, open
+
+
+def test_generate_review_save_and_run_on_the_saved_set(app):
+    """Generate tab (offline): a reviewed set — one question edited, one rejected — saved with the
+    collection, then run on the Run tab as 'A question set saved with the active collection'."""
+    from ragkit.evaluation.datasets import load_question_file
+
+    at = open_evaluate(app)
+    at.radio(key="gen_method").set_value("offline").run()
+    assert "Kendall τ" in texts(at.caption) or "not measured" in texts(at.caption)
+    at.number_input(key="gen_n").set_value(6).run()
+    button(at, "Generate").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, texts(at.error)
+    report = at.session_state["gen_report"]
+    made = report["questions"]
+    assert len(made) == 6 and all(q["evidence"] for q in made)
+    assert "favour lexical set-ups" in texts(at.warning)  # the offline method says its bias
+    # edit question 1 (text and a shorter evidence quote), reject question 2
+    evidence = made[0]["evidence_text"][0]
+    short = " ".join(evidence.split()[:6])
+    labelled(at.selectbox, "Review question").set_value(0).run()
+    labelled(at.text_input, "Question").set_value("typewriter history question one")
+    labelled(
+        at.text_area, "Evidence (a quote of the passage; two-passage questions: one per line)"
+    ).set_value(short)
+    button(at, "Apply").click().run()
+    assert not at.exception, at.exception
+    labelled(at.selectbox, "Review question").set_value(1).run()
+    labelled(at.radio, "Decision").set_value("reject")
+    button(at, "Apply").click().run()
+    reviewed = at.session_state["gen_report"]["questions"]
+    assert reviewed[0]["question"] == "typewriter history question one" and reviewed[0]["edited"]
+    assert reviewed[0]["evidence_text"][0].split() == short.split()
+    assert reviewed[1]["status"] == "rejected" and reviewed[1]["reason"] == "rejected by the reviewer"
+    at.text_input(key="gen_save_name").set_value("mine").run()
+    button(at, "Save with the collection").click().run()
+    assert "Saved 5 questions as mine.jsonl" in texts(at.success)
+    saved = Path(os.environ["RAGKIT_INDEX_ROOT"]) / "papers" / "questions" / "mine.jsonl"
+    qs = load_question_file(saved)
+    assert len(qs) == 5 and qs[0].question == "typewriter history question one" and qs[0].evidence
+
+    at.radio(key="eval_source").set_value("saved").run()
+    assert at.selectbox(key="eval_saved").value == "mine.jsonl"
+    button(at, "Run evaluation").click().run()
+    assert not at.exception, at.exception
+    result = at.session_state["eval_result"]
+    assert result["questions"] == 5 and result["level"] == "passage"

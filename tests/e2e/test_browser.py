@@ -392,6 +392,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     assert shot(page, tmp_path, "evaluate.png").stat().st_size > 10_000
     no_traceback(page)
     _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path)
+    _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path)
 
 
 def _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path) -> None:
@@ -424,6 +425,71 @@ def _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path) -> None:
     expect(main).to_contain_text(f"· {retriever} · extractive ·")
     ask_tape_question(page, expect)
     no_traceback(page)
+
+
+def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None:
+    """Questions written by a scripted OpenAI-compatible server (config A's backend), one edited and one
+    rejected in the review, saved with the collection, and Evaluate run on the saved set."""
+    from tests.fake_servers import FakeGroq
+    from tests.question_script import responder
+
+    with FakeGroq(valid_key=None) as llm:
+        llm.responder = responder()
+        sidebar.get_by_test_id("stRadioGroup").first.get_by_text("A", exact=True).click()
+        settle(page)
+        choose(page, sidebar, "LLM backend", "openai")
+        url = sidebar.get_by_role("textbox", name="Server base URL")
+        url.fill(f"{llm.url}/v1")
+        url.press("Enter")
+        settle(page)
+        sidebar.get_by_role("link", name="Evaluate").click()
+        main.get_by_role("tab", name="Generate").click()
+        panel = page.get_by_role("tabpanel").filter(has_text="Seed (which passages)")
+        panel.get_by_text("LLM: questions written by the configured backend").click()
+        settle(page)
+        expect(panel.get_by_text("calls to config A's backend (openai").first).to_be_visible()
+        count = panel.get_by_label("Questions", exact=True)
+        count.fill("5")
+        count.press("Enter")
+        settle(page)
+        panel.get_by_role("button", name="Generate").click()
+        expect(panel.get_by_text(re.compile(r"\d+ of \d+ accepted")).first).to_be_visible()
+        settle(page)
+        assert llm.requests, "the generator never called the scripted LLM"
+        no_traceback(page)
+        # edit the first question, reject the second
+        question = panel.get_by_label("Question", exact=True)
+        question.fill("What does the typewriter history say about Sholes?")
+        panel.get_by_role("button", name="Apply").click()
+        settle(page)
+        review = panel.get_by_role("combobox", name="Review question")
+        expect(review).to_have_value(re.compile(r"^1\. \[accepted\] What does the typewriter history say"))
+        choose(page, panel, "Review question", re.compile(r"^2\. "))
+        panel.get_by_text("reject", exact=True).click()
+        panel.get_by_role("button", name="Apply").click()
+        settle(page)
+        expect(review).to_have_value(re.compile(r"^2\. \[rejected\]"))
+        shot(page, tmp_path, "generate.png")
+        name = panel.get_by_label("Save as")
+        name.fill("e2e-generated")
+        name.press("Enter")
+        settle(page)
+        panel.get_by_role("button", name="Save with the collection").click()
+        expect(
+            panel.get_by_text(re.compile(r"Saved \d+ questions as e2e-generated\.jsonl")).first
+        ).to_be_visible()
+        # Evaluate on the saved set
+        main.get_by_role("tab", name="Run", exact=True).click()
+        run_panel = page.get_by_role("tabpanel").filter(has_text="Run evaluation")
+        run_panel.get_by_text("A question set saved with the active collection").click()
+        settle(page)
+        expect(run_panel.get_by_role("combobox", name="Saved question set")).to_have_value(
+            "e2e-generated.jsonl"
+        )
+        main.get_by_role("button", name="Run evaluation").click()
+        expect(main.get_by_text("Paired comparisons").first).to_be_visible()
+        expect(main.get_by_text("e2e-generated").first).to_be_visible()
+        no_traceback(page)
 
 
 def _assert_run_scores_differ(page) -> None:

@@ -1,0 +1,221 @@
+"""Evaluate page, Generate tab: write questions from the active collection's documents (offline or with
+config A's LLM), review them in a table (keep, edit, reject; the passage shown with its evidence), and
+save the accepted ones with the collection for the Run and Sweep tabs."""
+
+from __future__ import annotations
+
+import html
+import time
+
+import pandas as pd
+import streamlit as st
+
+from ragkit.core.errors import RagkitError
+from ragkit.evaluation.citations_check import CHECK_MODEL
+from ragkit.evaluation.questiongen import (
+    DEFAULT_MIX,
+    METHODS,
+    TYPES,
+    GenerationReport,
+    QuestionGenerator,
+    cache_path,
+    critique,
+    estimate,
+    save_question_set,
+)
+from ragkit.evaluation.questiongen.generator import measured_agreement
+from ragkit.evaluation.questiongen.review import Decision, apply_review, marked_passages
+from ragkit.llms import LLMS, llm_from_config
+from ui import resources, state, widgets
+
+REPORT = "gen_report"  # the GenerationReport being reviewed, as a dict
+REVISION = "_gen_revision"  # how many review decisions were applied
+PICKED = "_gen_picked"  # the question under review
+
+
+def _llm():
+    cfg = state.config("A")
+    if not LLMS.component(cfg.llm).generative:
+        raise RagkitError(
+            f"config A's LLM backend is {cfg.llm!r}, which writes no text: choose groq, ollama, openai or "
+            "local in the sidebar (or use the offline method)"
+        )
+    return llm_from_config(cfg, api_key=state.api_key(cfg)), cfg
+
+
+def _mix(method: str) -> dict[str, float]:
+    if method != "llm":
+        return {"factual": 1.0}
+    cols = st.columns(len(TYPES))
+    mix = {}
+    for col, (t, label) in zip(cols, TYPES.items(), strict=True):
+        mix[t] = col.number_input(
+            label, min_value=0.0, step=0.1, key=widgets.seed(f"gen_mix_{t}", DEFAULT_MIX[t])
+        )
+    return mix
+
+
+def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> None:
+    llm = _llm()[0] if method == "llm" else None
+    emb = resources.embedder(CHECK_MODEL)
+    gen = QuestionGenerator(
+        collection.documents(),
+        method,
+        llm=llm,
+        embedder=emb,
+        mix=mix,
+        seed=seed,
+        cache_path=cache_path(collection),
+    )
+    bar = st.progress(0.0, text="Sampling passages…")
+    started, finished = time.perf_counter(), False
+
+    def progress(stage: str, done: int, total: int) -> None:
+        spent = time.perf_counter() - started
+        eta = f" · about {spent / done * (total - done):.0f} s left" if done and stage == "questions" else ""
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{stage}: {done}/{total}{eta}")
+
+    try:
+        report = gen.run(n, progress)
+        finished = True
+    finally:
+        if not finished:  # "Stop" (any click) interrupts the run: keep what was made, critiqued
+            report = gen.report
+            report.status = "cancelled"
+            report.questions = critique(report.questions, emb)
+        st.session_state[REPORT] = report.to_dict()
+        st.session_state[PICKED] = 0
+    bar.empty()
+
+
+def _table(report: GenerationReport) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "#": range(1, len(report.questions) + 1),
+            "status": [q.status + (" (edited)" if q.edited else "") for q in report.questions],
+            "type": [q.qtype for q in report.questions],
+            "question": [q.question for q in report.questions],
+            "answer": [q.answer for q in report.questions],
+            "why rejected": [q.reason for q in report.questions],
+            "source": [", ".join(dict.fromkeys(p[0] for p in q.passages)) for q in report.questions],
+        }
+    )
+
+
+def _passages_html(q, documents) -> None:
+    for pieces, where in zip(marked_passages(q, documents), q.passages, strict=False):
+        body = "".join(f"<mark>{html.escape(t)}</mark>" if marked else html.escape(t) for t, marked in pieces)
+        st.caption(f"{where[0]} · page {where[1]} (evidence highlighted)")
+        st.markdown(f"<div class='gen-passage'>{body.replace(chr(10), '<br>')}</div>", unsafe_allow_html=True)
+
+
+def _edit_one(report: GenerationReport, documents) -> None:
+    """One question at a time: its passage with the evidence marked, and its fields to edit."""
+    # the labels change with every decision: a new key per revision redraws them (a kept key would show
+    # the old ones), and the picked question is carried over by index
+    revision = st.session_state.get(REVISION, 0)
+    picked = min(st.session_state.get(PICKED, 0), len(report.questions) - 1)
+    i = st.selectbox(
+        "Review question",
+        range(len(report.questions)),
+        index=picked,
+        format_func=lambda k: f"{k + 1}. [{report.questions[k].status}] {report.questions[k].question[:90]}",
+        key=f"gen_pick_{revision}",
+    )
+    st.session_state[PICKED] = i
+    q = report.questions[i]
+    _passages_html(q, documents)
+    with st.form(f"gen_edit_{i}_{q.qid}"):
+        question = st.text_input("Question", value=q.question)
+        answer = st.text_input("Gold answer", value=q.answer, disabled=q.absent)
+        evidence = st.text_area(
+            "Evidence (a quote of the passage; two-passage questions: one per line)",
+            value="\n".join(q.evidence_text),
+            disabled=q.absent,
+        )
+        keep = st.radio(
+            "Decision", ["keep", "reject"], index=0 if q.status == "accepted" else 1, horizontal=True
+        )
+        if st.form_submit_button("Apply"):
+            quotes = tuple(x for x in evidence.splitlines() if x.strip()) if not q.absent else q.evidence_text
+            decision = Decision(keep == "keep", question, answer if not q.absent else q.answer, quotes)
+            try:
+                reviewed = apply_review(report, {i: decision}, documents)
+                st.session_state[REPORT] = reviewed.to_dict()
+                st.session_state[REVISION] = revision + 1
+                st.rerun()
+            except RagkitError as e:
+                st.error(str(e))
+
+
+def _review(collection) -> None:
+    report = GenerationReport.from_dict(st.session_state[REPORT])
+    acc = report.acceptance()
+    calls = f" · {report.calls} LLM calls, {report.cached} cached, {report.tokens:,} tokens"
+    st.markdown(
+        f"**{acc['accepted']} of {acc['attempts']} accepted**"
+        + (" · **cancelled**: what was made is kept" if report.status == "cancelled" else "")
+        + (f" · {report.status}" if report.status.startswith("stopped") else "")
+        + (calls if report.calls or report.cached else "")
+    )
+    reasons = {f"rejected: {r}": n for r, n in acc["rejected"].items()}
+    reasons.update({f"failed reply: {r}": n for r, n in acc["failed_replies"].items()})
+    if reasons:
+        st.dataframe(
+            pd.DataFrame({"reason": list(reasons), "questions": list(reasons.values())}), hide_index=True
+        )
+        for r, example in report.failure_examples.items():
+            st.caption(f"{r}, e.g.: {example[:200]}")
+    if report.bias_note:
+        st.warning(report.bias_note)
+    documents = collection.documents()
+    st.dataframe(_table(report), hide_index=True, width="stretch", key="gen_table")
+    if report.questions:
+        _edit_one(report, documents)
+    c1, c2 = st.columns([3, 1])
+    name = c1.text_input("Save as", key=widgets.seed("gen_save_name", "generated"))
+    if c2.button("Save with the collection", type="primary", key="gen_save"):
+        try:
+            path = save_question_set(collection, name, report)
+            st.success(
+                f"Saved {len(report.accepted)} questions as {path.name}: pick 'A question set saved with the "
+                "active collection' on the Run or Sweep tab."
+            )
+        except RagkitError as e:
+            st.error(str(e))
+
+
+def generate_tab(collection) -> None:
+    """The Generate tab."""
+    if collection is None or not collection.documents():
+        st.info("Questions are written from a collection's documents: upload some on the Documents page.")
+        return
+    st.caption(
+        "Passages are sampled from every document (and every part of long ones), one question per "
+        "passage, with its evidence as a character span — so the set scores every chunker. A critique "
+        "rejects questions that are not standalone, copy their evidence, are not supported by it, or "
+        "repeat another."
+    )
+    method = st.radio("Method", list(METHODS), format_func=METHODS.get, key="gen_method")
+    st.caption(measured_agreement(method))
+    c1, c2 = st.columns(2)
+    n = int(c1.number_input("Questions", min_value=1, max_value=500, key=widgets.seed("gen_n", 20)))
+    seed = int(c2.number_input("Seed (which passages)", min_value=0, key=widgets.seed("gen_seed", 0)))
+    mix = _mix(method)
+    if method == "llm":
+        cfg = state.config("A")
+        est = estimate(n, method, mix)
+        st.info(
+            f"{est['llm_calls']} calls to config A's backend ({cfg.llm} {cfg.llm_model or ''}), about "
+            f"{est['tokens']:,} tokens; replies already generated for the same passage and prompt are reused."
+        )
+    go, stop = st.columns([1, 1])
+    start = go.button("Generate", type="primary", key="gen_start")
+    stop.button("Stop (keeps what was made)", key="gen_stop")  # any click interrupts a run
+    if start:
+        try:
+            _run(collection, method, n, mix, seed)
+        except RagkitError as e:
+            st.error(str(e))
+    if state.get(REPORT):
+        _review(collection)
