@@ -25,6 +25,7 @@ from ragkit.evaluation.questiongen import (
 )
 from ragkit.evaluation.questiongen.generator import measured_agreement
 from ragkit.evaluation.questiongen.review import Decision, apply_review, marked_passages
+from ragkit.evaluation.questiongen.store import load_draft, question_set_path, save_draft
 from ragkit.llms import LLMS, llm_from_config
 from ui import resources, state, widgets
 
@@ -68,7 +69,7 @@ def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> N
         cache_path=cache_path(collection),
     )
     bar = st.progress(0.0, text="Sampling passages…")
-    started, finished = time.perf_counter(), False
+    started = time.perf_counter()
 
     def progress(stage: str, done: int, total: int) -> None:
         spent = time.perf_counter() - started
@@ -77,15 +78,35 @@ def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> N
 
     try:
         report = gen.run(n, progress)
-        finished = True
-    finally:
-        if not finished:  # "Stop" (any click) interrupts the run: keep what was made, critiqued
-            report = gen.report
-            report.status = "cancelled"
-            report.questions = critique(report.questions, emb)
-        st.session_state[REPORT] = report.to_dict()
-        st.session_state[PICKED] = 0
+    except RagkitError:
+        raise
+    except BaseException:  # "Stop" (any click) stops the script here: keep what was made, critiqued
+        report = gen.report
+        report.status = "cancelled"
+        report.questions = critique(report.questions, emb)
+        _keep(collection, report)
+        raise
+    _keep(collection, report)
+    st.session_state[PICKED] = 0
     bar.empty()
+
+
+def _keep(collection, report: GenerationReport) -> None:
+    """The set under review, for this session (tagged with its collection) and on disk (a reload or
+    another tab finds it again)."""
+    st.session_state[REPORT] = {**report.to_dict(), "collection": collection.name}
+    save_draft(collection, report)
+
+
+def _current(collection) -> GenerationReport | None:
+    """The set under review in this collection: this session's, else the draft a session left."""
+    mine = state.get(REPORT)
+    if mine and mine.get("collection") == collection.name:
+        return GenerationReport.from_dict(mine)
+    draft = load_draft(collection)
+    if draft is not None:
+        st.session_state[REPORT] = {**draft.to_dict(), "collection": collection.name}
+    return draft
 
 
 def _table(report: GenerationReport) -> pd.DataFrame:
@@ -109,7 +130,7 @@ def _passages_html(q, documents) -> None:
         st.markdown(f"<div class='gen-passage'>{body.replace(chr(10), '<br>')}</div>", unsafe_allow_html=True)
 
 
-def _edit_one(report: GenerationReport, documents) -> None:
+def _edit_one(collection, report: GenerationReport, documents) -> None:
     """One question at a time: its passage with the evidence marked, and its fields to edit."""
     # the labels change with every decision: a new key per revision redraws them (a kept key would show
     # the old ones), and the picked question is carried over by index
@@ -140,16 +161,14 @@ def _edit_one(report: GenerationReport, documents) -> None:
             quotes = tuple(x for x in evidence.splitlines() if x.strip()) if not q.absent else q.evidence_text
             decision = Decision(keep == "keep", question, answer if not q.absent else q.answer, quotes)
             try:
-                reviewed = apply_review(report, {i: decision}, documents)
-                st.session_state[REPORT] = reviewed.to_dict()
+                _keep(collection, apply_review(report, {i: decision}, documents))
                 st.session_state[REVISION] = revision + 1
                 st.rerun()
             except RagkitError as e:
                 st.error(str(e))
 
 
-def _review(collection) -> None:
-    report = GenerationReport.from_dict(st.session_state[REPORT])
+def _review(collection, report: GenerationReport) -> None:
     acc = report.acceptance()
     calls = f" · {report.calls} LLM calls, {report.cached} cached, {report.tokens:,} tokens"
     st.markdown(
@@ -171,15 +190,17 @@ def _review(collection) -> None:
     documents = collection.documents()
     st.dataframe(_table(report), hide_index=True, width="stretch", key="gen_table")
     if report.questions:
-        _edit_one(report, documents)
+        _edit_one(collection, report, documents)
     c1, c2 = st.columns([3, 1])
     name = c1.text_input("Save as", key=widgets.seed("gen_save_name", "generated"))
     if c2.button("Save with the collection", type="primary", key="gen_save"):
         try:
+            replaced = question_set_path(collection, name).is_file()
             path = save_question_set(collection, name, report)
             st.success(
-                f"Saved {len(report.accepted)} questions as {path.name}: pick 'A question set saved with the "
-                "active collection' on the Run or Sweep tab."
+                f"Saved {len(report.accepted)} questions as {path.name}"
+                + (" (replacing the set saved under that name)" if replaced else "")
+                + ": pick 'A question set saved with the active collection' on the Run or Sweep tab."
             )
         except RagkitError as e:
             st.error(str(e))
@@ -217,5 +238,6 @@ def generate_tab(collection) -> None:
             _run(collection, method, n, mix, seed)
         except RagkitError as e:
             st.error(str(e))
-    if state.get(REPORT):
-        _review(collection)
+    report = _current(collection)
+    if report is not None:
+        _review(collection, report)

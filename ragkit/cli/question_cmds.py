@@ -7,7 +7,7 @@ import argparse
 from typing import Any
 
 from ragkit.cli.common import run_interruptible, say, write_file
-from ragkit.cli.flags import add_config_flags, config_from_args
+from ragkit.cli.flags import add_config_flags, config_from_args, given
 from ragkit.core.errors import RagkitError
 
 
@@ -75,11 +75,20 @@ def cmd_generate(args: argparse.Namespace) -> int:
     mix = parse_mix(args.types)
     llm = None
     if args.method == "llm":
-        from ragkit.llms import LLMS, llm_from_config
+        from dataclasses import replace
+
+        from ragkit.llms import LLMS, default_llm_name, llm_from_config
 
         config = config_from_args(args)
+        if not given(args, "llm") and not args.config:  # as `ask`: groq with a key, else a local ollama
+            config = replace(config, llm=default_llm_name(host=config.ollama_host))
         if not LLMS.component(config.llm).generative:
-            raise RagkitError(f"--llm {config.llm} writes no text: choose groq, ollama, openai or local")
+            why = (
+                ""
+                if given(args, "llm") or args.config
+                else " (no GROQ_API_KEY set, no Ollama server answers)"
+            )
+            raise RagkitError(f"--llm {config.llm} writes no text{why}: choose groq, ollama, openai or local")
         llm = llm_from_config(config)
         est = estimate(args.n, "llm", mix)
         say(

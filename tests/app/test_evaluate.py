@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ragkit.evaluation.labels import question_id
-from tests.app.conftest import QUESTION, ROOT, texts
+from tests.app.conftest import QUESTION, ROOT, make_app, texts
 
 pytestmark = pytest.mark.slow
 EVALUATE = str(ROOT / "pages" / "evaluate.py")
@@ -378,6 +378,19 @@ def test_generate_review_save_and_run_on_the_saved_set(app):
     saved = Path(os.environ["RAGKIT_INDEX_ROOT"]) / "papers" / "questions" / "mine.jsonl"
     qs = load_question_file(saved)
     assert len(qs) == 5 and qs[0].question == "typewriter history question one" and qs[0].evidence
+
+    # a reload (a new session) finds the set under review again; another collection does not show it
+    from ragkit.index.collections import Collection
+
+    other = Collection.create("other", Path(os.environ["RAGKIT_INDEX_ROOT"]))
+    other.add_files([("note.txt", b"The reading room closes at seven. " * 20)])
+    again = open_evaluate(make_app())
+    assert [q["question"] for q in again.session_state["gen_report"]["questions"]] == [
+        q["question"] for q in at.session_state["gen_report"]["questions"]
+    ]
+    again.selectbox(key="collection").set_value("other").run()
+    assert not again.exception, again.exception
+    assert not [s for s in again.selectbox if s.label == "Review question"]
 
     at.radio(key="eval_source").set_value("saved").run()
     assert at.selectbox(key="eval_saved").value == "mine.jsonl"
