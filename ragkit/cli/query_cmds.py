@@ -38,6 +38,12 @@ def add_commands(sub: Any) -> None:
 
     for name in ("top_k", "confidence_threshold"):
         add_option(g, FIELDS[name], f"f_{name}")
+    g.add_argument(
+        "--confidence",
+        action="store_true",
+        help="BM25 alone: embed the query to compute the confidence gauge (it reads query-chunk cosines); "
+        "without it no embedding model is loaded",
+    )
     add_store_args(p)
     add_model_args(p)
     p.add_argument("query")
@@ -66,6 +72,7 @@ def retrieval_summary(config: Any) -> dict[str, Any]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
+    from ragkit.index.lexical import needs_vectors
     from ragkit.index.manifest import read_manifest
     from ragkit.index.store import IndexStore
     from ragkit.pipeline.confidence import ConfidenceConfig, retrieval_confidence
@@ -77,8 +84,10 @@ def cmd_search(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     embedder = embedder_from_args(args, model=args.model or manifest["embedding"]["model"])
     store = IndexStore.open(args.index, model_id=embedder.model_id)
-    retriever = retriever_from_config(config, store, embedder)
-    load_ms = load_models(embedder)
+    # BM25 alone reads no vectors: no model is loaded unless the gauge is asked for
+    gauge = needs_vectors(config) or args.confidence
+    retriever = retriever_from_config(config, store, embedder if gauge else None)
+    load_ms = load_models(embedder) if gauge else 0.0
     t = time.perf_counter()
     warm_up(retriever)  # BM25 statistics, FAISS, cross-encoder: built once, not inside the query's time
     load_ms += (time.perf_counter() - t) * 1000
@@ -95,19 +104,24 @@ def cmd_search(args: argparse.Namespace) -> int:
         hits = hits[:top_k]
     else:
         hits = retriever.search(args.query, top_k, timings)
-    conf = retrieval_confidence(hits, ConfidenceConfig(threshold=config.confidence_threshold))
+    conf = (
+        retrieval_confidence(hits, ConfidenceConfig(threshold=config.confidence_threshold)) if gauge else None
+    )
     if args.json:
         out = {
             "query": args.query,
             "config": retrieval_summary(config),
-            "confidence": conf.to_dict(),
+            "confidence": conf.to_dict() if conf is not None else None,
             "hits": [h.to_dict() for h in hits],
             "timings_ms": timings,
             "load_ms": load_ms,
         }
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0
-    print(f"confidence {conf.value:.2f} ({conf.band}){' — would abstain' if conf.abstain else ''}")
+    if conf is None:
+        print("confidence not computed: BM25 alone reads no vectors (--confidence embeds the query for it)")
+    else:
+        print(f"confidence {conf.value:.2f} ({conf.band}){' — would abstain' if conf.abstain else ''}")
     if not hits:
         print("no chunks matched")
     for h in hits:

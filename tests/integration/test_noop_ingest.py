@@ -1,5 +1,5 @@
 """A no-op stays a no-op (issue 25): an unchanged re-ingest parses nothing, loads no embedding model and no
-torch, and writes nothing; a changed file is parsed and embedded again."""
+torch, and writes nothing; a changed file is parsed and embedded again; a BM25 search loads no model."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 PROBE = """
 import sys, runpy
-sys.argv = ["ragkit", "ingest", "--index", sys.argv[1], sys.argv[2], "--json"]
+sys.argv = ["ragkit", *sys.argv[1:]]
 try:
     runpy.run_module("ragkit", run_name="__main__")
 except SystemExit:
@@ -36,7 +36,7 @@ def test_an_unchanged_re_ingest_parses_and_loads_nothing(tmp_path, evaldata):
     manifest = (index / "manifest.json").stat().st_mtime_ns
     probe = tmp_path / "probe.py"
     probe.write_text("import json\n" + PROBE)
-    again = run_ragkit_script(probe, str(index), str(src))
+    again = run_ragkit_script(probe, "ingest", "--index", str(index), str(src), "--json")
     report, loaded = again.split("LOADED ")
     files = json.loads(report)["files"]
     assert [f["action"] for f in files] == ["unchanged", "unchanged"]
@@ -65,3 +65,23 @@ def run_ragkit_script(script, *args: str) -> str:
     )
     assert proc.returncode == 0, proc.stderr
     return proc.stdout
+
+
+def test_a_bm25_search_loads_no_model_unless_the_gauge_is_asked_for(tmp_path):
+    src = tmp_path / "notes.txt"
+    src.write_text("The kiln runs at 1280 degrees for the second firing.\n\nGlaze is applied after bisque.")
+    index = tmp_path / "idx"
+    assert run_ragkit("ingest", "--index", str(index), str(src)).returncode == 0
+    probe = tmp_path / "probe.py"
+    probe.write_text("import json\n" + PROBE)
+    out = run_ragkit_script(probe, "search", "--index", str(index), "--retriever", "bm25", "--json", "kiln")
+    result, loaded = out.split("LOADED ")
+    assert json.loads(loaded) == []  # no torch, no sentence-transformers
+    found = json.loads(result)
+    assert found["hits"][0]["text"].startswith("The kiln") and found["confidence"] is None
+    gauged = run_ragkit(
+        "search", "--index", str(index), "--retriever", "bm25", "--confidence", "--json", "kiln"
+    )
+    assert 0 < json.loads(gauged.stdout)["confidence"]["value"] <= 1
+    plain = run_ragkit("search", "--index", str(index), "--retriever", "bm25", "kiln")
+    assert "confidence not computed: BM25 alone reads no vectors" in plain.stdout
