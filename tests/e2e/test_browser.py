@@ -133,21 +133,23 @@ def settle(page) -> None:
     page.wait_for_timeout(300)
 
 
-def choose(page, sidebar, box: str, option: str) -> None:
-    """Pick ``option`` in the sidebar selectbox ``box``. A rerun that starts late (a busy machine) can
-    re-render the box and close its list under the click, so the list is reopened until the option shows."""
+def choose(page, sidebar, box: str, option) -> str:
+    """Pick ``option`` (a name, or a pattern: its first match) in the selectbox ``box`` of ``sidebar`` (or
+    any container); returns the option's text. A rerun that starts late (a busy machine) can re-render the
+    box and close its list under the click, so the list is reopened until the option shows."""
     for _ in range(10):
         settle(page)
         sidebar.get_by_role("combobox", name=box).click()
-        item = page.get_by_role("option", name=option)
+        item = page.get_by_role("option", name=option).first
         try:
             item.wait_for(state="visible", timeout=10_000)
         except Exception:  # the list closed under us: open it again
             page.keyboard.press("Escape")
             continue
+        text = item.inner_text()
         item.click()
         settle(page)
-        return
+        return text
     raise AssertionError(f"option {option!r} of {box!r} never showed")
 
 
@@ -449,7 +451,7 @@ def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None
         settle(page)
         expect(panel.get_by_text("calls to config A's backend (openai").first).to_be_visible()
         count = panel.get_by_label("Questions", exact=True)
-        count.fill("5")
+        count.fill("6")
         count.press("Enter")
         settle(page)
         panel.get_by_role("button", name="Generate").click()
@@ -457,18 +459,21 @@ def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None
         settle(page)
         assert llm.requests, "the generator never called the scripted LLM"
         no_traceback(page)
-        # edit the first question, reject the second
+        # edit the first question and keep it, whatever the critique said (the reviewer decides)
         question = panel.get_by_label("Question", exact=True)
         question.fill("What does the typewriter history say about Sholes?")
+        panel.get_by_text("keep", exact=True).click()
         panel.get_by_role("button", name="Apply").click()
         settle(page)
         review = panel.get_by_role("combobox", name="Review question")
         expect(review).to_have_value(re.compile(r"^1\. \[accepted\] What does the typewriter history say"))
-        choose(page, panel, "Review question", re.compile(r"^2\. "))
+        # reject a question the critique accepted
+        picked = choose(page, panel, "Review question", re.compile(r"^(?!1\. )\d+\. \[accepted\]"))
+        number = picked.split(".")[0]
         panel.get_by_text("reject", exact=True).click()
         panel.get_by_role("button", name="Apply").click()
         settle(page)
-        expect(review).to_have_value(re.compile(r"^2\. \[rejected\]"))
+        expect(review).to_have_value(re.compile(rf"^{number}\. \[rejected\]"))
         shot(page, tmp_path, "generate.png")
         name = panel.get_by_label("Save as")
         name.fill("e2e-generated")
