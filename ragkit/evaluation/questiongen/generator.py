@@ -29,6 +29,10 @@ METHODS = {
 DEFAULT_MIX = {"factual": 0.4, "why": 0.2, "two_passage": 0.2, "unanswerable": 0.2}
 #: a partner for two-passage questions is searched among this many passages (the covering order's first)
 PARTNER_POOL = 2000
+LLM_NOTE = (
+    "How far LLM-written questions rank set-ups like real ones is not measured on this machine (no "
+    "instruct model ships here): bench/question_agreement.py measures it where a backend answers."
+)
 STOP_AFTER_ERRORS = 3  # consecutive failed LLM calls: the backend is down, stop and keep what was made
 Progress = Callable[[str, int, int], None]
 
@@ -138,7 +142,7 @@ class QuestionGenerator:
         if not passages:
             raise RagkitError("no passage of the documents is long enough to write a question from")
         report = self.report = GenerationReport(self.method)  # read by a caller that was interrupted
-        report.bias_note = offline.BIAS_NOTE if self.method == "offline" else ""
+        report.bias_note = offline.BIAS_NOTE if self.method == "offline" else LLM_NOTE
         if self.method == "offline":
             self._offline(passages, n, report, progress, should_stop)
         else:

@@ -20,7 +20,6 @@ from ragkit.evaluation.questiongen.passages import Passage
 from ragkit.evaluation.questiongen.records import GeneratedQuestion
 from ragkit.ingestion.chunkers.sentence import sentences
 
-METHOD = "offline"
 GENERATOR = "offline:salient-terms"
 TERMS = 6
 MIN_WORDS, MAX_WORDS = 8, 80

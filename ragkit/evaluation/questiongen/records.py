@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from ragkit.evaluation.evidence import SpanT
+
 #: the types a user mixes; ``unanswerable`` questions are labelled "no answer in the collection"
 TYPES = {
     "factual": "single passage, factual",
@@ -19,8 +21,6 @@ TYPES = {
     "unanswerable": "no answer in the collection",
 }
 NO_ANSWER = "no answer in the collection"
-
-SpanT = tuple[int, int, int]
 
 
 @dataclass(frozen=True)
