@@ -10,7 +10,10 @@ import streamlit as st  # noqa: E402
 
 from ui import sidebar, state  # noqa: E402
 
-PAGES = Path(__file__).resolve().parent / "pages"  # absolute: the app runs from any working directory
+# absolute (the app runs from any working directory), and not named pages/: with a pages/ folder beside the
+# entry point, a page's URL opened on a freshly started server (a bookmark) was served by Streamlit's
+# legacy multipage mode, without this script, so without the sidebar, the collection or the pipeline
+PAGES = Path(__file__).resolve().parent / "app_pages"
 
 st.set_page_config(page_title="ragkit", page_icon=":material/search:", layout="wide")
 state.init()

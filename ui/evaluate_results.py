@@ -21,7 +21,7 @@ def eval_root() -> Path:
     return default_root() / ".eval"
 
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
+PAGES = Path(__file__).resolve().parents[1] / "app_pages"
 
 
 def embedders_for(configs) -> dict:

@@ -34,8 +34,8 @@ def app(seeded_root, monkeypatch, tmp_path):
 
 
 def _entry(app_path: str) -> None:
-    """AppTest entry: runs streamlit_app.py from a temp script (AppTest's page manager would otherwise see
-    the pages/ folder beside the app, switch to the legacy multipage mode and drop the sidebar on reruns)."""
+    """AppTest entry: runs streamlit_app.py from a temp script, so AppTest's page manager never takes a
+    folder beside the app for legacy multipage pages (which dropped the sidebar on reruns)."""
     import runpy
     import sys
 

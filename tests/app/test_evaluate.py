@@ -13,7 +13,7 @@ from ragkit.evaluation.labels import question_id
 from tests.app.conftest import QUESTION, ROOT, make_app, texts
 
 pytestmark = pytest.mark.slow
-EVALUATE = str(ROOT / "pages" / "evaluate.py")
+EVALUATE = str(ROOT / "app_pages" / "evaluate.py")
 
 
 @pytest.fixture

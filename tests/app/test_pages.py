@@ -38,7 +38,7 @@ def test_documents_page_and_sidebar(app):
 
 def test_ask_page_answers_with_citations_and_gauge(app):
     app.run()
-    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     assert not app.exception
     app.chat_input[0].set_value(QUESTION).run()
     assert not app.exception, app.exception
@@ -58,9 +58,9 @@ def test_ask_before_any_upload_says_so(monkeypatch, tmp_path):
     monkeypatch.chdir(ROOT)
     at = make_app().run()
     assert "Create a collection" in texts(at.info)
-    at.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    at.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     assert not at.exception and "No collection yet" in texts(at.info)
-    at.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    at.switch_page(str(ROOT / "app_pages" / "compare.py")).run()
     assert not at.exception and "Upload documents" in texts(at.info)
 
 
@@ -70,7 +70,7 @@ def test_empty_collection(app, tmp_path, monkeypatch):
     monkeypatch.setenv("RAGKIT_INDEX_ROOT", str(root))
     app.run()
     assert "is empty" in texts(app.info)
-    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     assert "is empty" in texts(app.info) and app.chat_input[0].disabled
 
 
@@ -98,7 +98,7 @@ def test_failed_upload_is_reported_and_page_keeps_working(app, evaldata):
 def test_ask_errors_are_messages_not_tracebacks(app, monkeypatch, setup, message):
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
     app.run()
-    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     for key, value in setup.items():
         widget = app.sidebar.toggle(key=key) if isinstance(value, bool) else None
         if widget is None:
@@ -123,7 +123,7 @@ def test_wrong_groq_key_is_reported(app, monkeypatch):
     with FakeGroq() as srv:
         monkeypatch.setenv("GROQ_BASE_URL", srv.url)
         app.run()
-        app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+        app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
         app.sidebar.selectbox(key="cfgA_llm").set_value("groq").run()
         app.sidebar.text_input(key="groq_key").set_value("gsk_wrong_wrong_wrong_1").run()
         app.chat_input[0].set_value(QUESTION).run()
@@ -133,7 +133,7 @@ def test_wrong_groq_key_is_reported(app, monkeypatch):
 
 def test_compare_page_single_and_batch(app):
     app.run()
-    app.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "compare.py")).run()
     assert not app.exception
     app.text_input[0].set_value(QUESTION)
     app.button[0].click().run()  # the form's submit button
@@ -159,7 +159,7 @@ def test_compare_page_single_and_batch(app):
     # a new session (a reload) finds the batch's questions in the box beside its restored results
     again = make_app()
     again.run()
-    again.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    again.switch_page(str(ROOT / "app_pages" / "compare.py")).run()
     assert again.text_area(key="batch_text").value == f"{QUESTION}\nWhat was the IBM MT/ST?"
     assert "Summary" in texts(again.subheader)
 
@@ -212,7 +212,7 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     app.sidebar.number_input(key="cfgA_top_k").set_value(4).run()
     app.sidebar.radio(key="editing").set_value("B").run()
     app.sidebar.selectbox(key="cfgB_chunker").set_value("sentence").run()
-    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     app.chat_input[0].set_value(QUESTION).run()
     assert not app.exception, app.exception
     for name in ("second", "third"):  # "Create" used to crash with one collection present
@@ -228,7 +228,7 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     cfg_a, cfg_b = again.session_state["configs"]["A"], again.session_state["configs"]["B"]
     assert (cfg_a.retriever, cfg_a.top_k, cfg_b.chunker) == ("dense", 4, "sentence")
     assert again.sidebar.number_input(key="cfgA_top_k").value == 4  # the widgets show the restored config
-    again.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    again.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     assert not again.exception, again.exception
     # another session's chat is never shown (nor written to) unasked: it is listed, to reopen
     assert not again.chat_message
@@ -244,7 +244,7 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     linked = make_app()  # a reload, or a link to the chat: the URL names it
     linked.query_params["collection"], linked.query_params["chat"] = "papers", chat_id
     linked.run()
-    linked.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    linked.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     assert QUESTION in texts(linked.chat_message[0].markdown)
 
 
@@ -264,7 +264,7 @@ def test_a_collection_created_with_its_vectors_in_embedded_qdrant_answers(app, e
     assert "Vectors in Qdrant embedded (qdrant-edge)" in texts(app.sidebar.caption)
     pdf = evaldata / "pdfs" / "docling_multi_page.pdf"
     c.add_files([(pdf.name, pdf.read_bytes())])
-    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     app.chat_input[0].set_value(QUESTION).run()
     assert not app.exception, app.exception
     assert "Sholes" in texts(app.chat_message[1].markdown)
@@ -276,7 +276,7 @@ def test_sidebar_engine_and_dense_index_reach_ask_and_compare(app):
     """Round-3 regression: the sidebar's BM25 engine and dense search were left out of the cached
     retriever's key, so Ask and Compare always ran the defaults while the answer reported the choice."""
     app.run()
-    app.switch_page(str(ROOT / "pages" / "ask.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
     app.sidebar.selectbox(key="cfgA_bm25_engine").set_value("rank_bm25").run()
     app.sidebar.selectbox(key="cfgA_dense_index").set_value("hnsw").run()
     assert app.session_state["configs"]["A"].bm25_engine == "rank_bm25"
@@ -285,7 +285,7 @@ def test_sidebar_engine_and_dense_index_reach_ask_and_compare(app):
     searched = texts(app.chat_message[1].caption)
     assert "bm25[language=english, engine=rank_bm25]" in searched and "dense[index=hnsw]" in searched
     # B keeps the defaults; Compare runs each with its own
-    app.switch_page(str(ROOT / "pages" / "compare.py")).run()
+    app.switch_page(str(ROOT / "app_pages" / "compare.py")).run()
     app.text_input[0].set_value(QUESTION)
     app.button[0].click().run()
     assert not app.exception, app.exception

@@ -188,8 +188,12 @@ def test_a_research_session(server, browser, tmp_path, evaldata):
 
 
 def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
-    page.goto(server)
     sidebar = page.locator('[data-testid="stSidebar"]')
+    # a bookmarked page is the first thing the freshly started server serves: it comes with the app's
+    # shell (the sidebar's collection and pipeline), not as a bare legacy page
+    page.goto(f"{server}/ask")
+    expect(sidebar.get_by_role("combobox", name="LLM backend")).to_be_visible()
+    page.goto(server)
     # the page's main landmark (after some reruns Streamlit's main section loses its stMain test id, and a
     # locator on that id finds nothing although the page is there: found twice in the full suite)
     main = page.get_by_role("main")

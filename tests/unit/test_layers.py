@@ -1,8 +1,8 @@
-"""The house's layers: no import cycle anywhere in ragkit, ui or pages (imports inside functions
+"""The house's layers: no import cycle anywhere in ragkit, ui or app_pages (imports inside functions
 included), no import from a lower layer to a higher one, nothing in ragkit importing streamlit or the app.
 
 Layers, lowest first: core < ingestion < index < retrievers < llms < pipeline < evaluation < app < cli;
-a folder imports only itself and the folders below it. ``ui`` may import ragkit; ``pages`` may import
+a folder imports only itself and the folders below it. ``ui`` may import ragkit; ``app_pages`` may import
 ``ui`` and ragkit; neither is imported by ragkit.
 """
 
@@ -16,7 +16,9 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("core", "ingestion", "index", "retrievers", "llms", "pipeline", "evaluation", "app", "cli")
 
 
-def import_graph(root: Path, packages: tuple[str, ...] = ("ragkit", "ui", "pages")) -> dict[str, set[str]]:
+def import_graph(
+    root: Path, packages: tuple[str, ...] = ("ragkit", "ui", "app_pages")
+) -> dict[str, set[str]]:
     """Module -> the project modules it imports (every ``import`` statement, at any depth)."""
     mods: dict[str, Path] = {}
     for pkg in packages:
@@ -90,12 +92,12 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def layer_of(module: str) -> tuple[int, str]:
     """(rank, name) of a module's layer; the ragkit package itself sits with core, ``__main__`` with cli,
-    ui and pages above everything in ragkit."""
+    ui and app_pages above everything in ragkit."""
     parts = module.split(".")
     if parts[0] == "ui":
         return len(LAYERS), "ui"
-    if parts[0] == "pages":
-        return len(LAYERS) + 1, "pages"
+    if parts[0] == "app_pages":
+        return len(LAYERS) + 1, "app_pages"
     if parts[0] == "streamlit":
         return len(LAYERS), "streamlit"
     if len(parts) == 1:
