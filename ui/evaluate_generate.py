@@ -25,13 +25,14 @@ from ragkit.evaluation.questiongen import (
 )
 from ragkit.evaluation.questiongen.generator import measured_agreement
 from ragkit.evaluation.questiongen.review import Decision, apply_review, marked_passages
-from ragkit.evaluation.questiongen.store import load_draft, question_set_path, save_draft
+from ragkit.evaluation.questiongen.store import load_draft, question_set_path, questions_dir, save_draft
 from ragkit.llms import LLMS, llm_from_config
 from ui import resources, state, widgets
 
 REPORT = "gen_report"  # the GenerationReport being reviewed, as a dict
 REVISION = "_gen_revision"  # how many review decisions were applied
 PICKED = "_gen_picked"  # the question under review
+RUNNING = ".generating"  # exists while a generation runs in this collection
 
 
 def _llm():
@@ -76,6 +77,9 @@ def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> N
         eta = f" · about {spent / done * (total - done):.0f} s left" if done and stage == "questions" else ""
         bar.progress(min(done / max(total, 1), 1.0), text=f"{stage}: {done}/{total}{eta}")
 
+    running = questions_dir(collection) / RUNNING  # the rerun a "Stop" starts waits for it to go
+    running.parent.mkdir(parents=True, exist_ok=True)
+    running.touch()
     try:
         report = gen.run(n, progress)
     except RagkitError:
@@ -84,28 +88,39 @@ def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> N
         report = gen.report
         report.status = "cancelled"
         report.questions = critique(report.questions, emb)
-        _keep(collection, report)
+        save_draft(collection, report)  # only the file: Streamlit refuses state changes of a stopped run
         raise
+    finally:
+        running.unlink(missing_ok=True)
     _keep(collection, report)
     st.session_state[PICKED] = 0
     bar.empty()
 
 
+def _wait_for_stopped_run(collection, timeout_s: float = 60.0) -> None:
+    """After "Stop", the interrupted run still critiques and keeps what it made (Streamlit starts this
+    rerun without waiting for it): wait until it is done, so the set shows now."""
+    running = questions_dir(collection) / RUNNING
+    deadline = time.monotonic() + timeout_s
+    with st.spinner("Stopping: keeping the questions made so far…"):
+        while running.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+
 def _keep(collection, report: GenerationReport) -> None:
-    """The set under review, for this session (tagged with its collection) and on disk (a reload or
-    another tab finds it again)."""
-    st.session_state[REPORT] = {**report.to_dict(), "collection": collection.name}
+    """The set under review, on disk with its collection (a reload, another tab, or the rerun after a
+    stopped run finds it) and in this session."""
     save_draft(collection, report)
+    st.session_state[REPORT] = {**report.to_dict(), "collection": collection.name}
 
 
 def _current(collection) -> GenerationReport | None:
-    """The set under review in this collection: this session's, else the draft a session left."""
-    mine = state.get(REPORT)
-    if mine and mine.get("collection") == collection.name:
-        return GenerationReport.from_dict(mine)
+    """The set under review in this collection: the draft kept with it (the latest any session made)."""
     draft = load_draft(collection)
-    if draft is not None:
-        st.session_state[REPORT] = {**draft.to_dict(), "collection": collection.name}
+    if draft is None:
+        st.session_state.pop(REPORT, None)
+        return None
+    st.session_state[REPORT] = {**draft.to_dict(), "collection": collection.name}
     return draft
 
 
@@ -232,7 +247,8 @@ def generate_tab(collection) -> None:
         )
     go, stop = st.columns([1, 1])
     start = go.button("Generate", type="primary", key="gen_start")
-    stop.button("Stop (keeps what was made)", key="gen_stop")  # any click interrupts a run
+    if stop.button("Stop (keeps what was made)", key="gen_stop"):  # any click interrupts a run
+        _wait_for_stopped_run(collection)
     if start:
         try:
             _run(collection, method, n, mix, seed)

@@ -499,6 +499,21 @@ def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None
         expect(main.get_by_text("Paired comparisons").first).to_be_visible()
         expect(main.get_by_text("e2e-generated").first).to_be_visible()
         no_traceback(page)
+        # a slow backend, other passages, and "Stop" mid-run: what was made is kept, no call after it
+        llm.delay_s = 1.0
+        main.get_by_role("tab", name="Generate").click()
+        seed = panel.get_by_label("Seed (which passages)")
+        seed.fill("1")
+        seed.press("Enter")
+        settle(page)
+        panel.get_by_role("button", name="Generate").click()
+        expect(panel.get_by_text(re.compile(r"questions: [2-5]/6")).first).to_be_visible()
+        panel.get_by_role("button", name="Stop (keeps what was made)").click()
+        expect(panel.get_by_text(re.compile(r"of [2-5] accepted · cancelled")).first).to_be_visible()
+        calls = len(llm.requests)
+        page.wait_for_timeout(2_000)
+        assert len(llm.requests) == calls  # stopped means no further calls
+        no_traceback(page)
 
 
 def _assert_run_scores_differ(page) -> None:

@@ -4,7 +4,8 @@ the questions judge every chunker), in an order that covers every document and e
 The order is prefix-stable: the first ``n`` passages of a larger sample are the ``n`` of a smaller one, so
 a larger set reuses what a smaller one generated (the cache keys by passage). Documents take turns (one
 passage each per round, in a seeded order); within a document the passages come in bit-reversed order of
-position (start, middle, quarters, …), so any prefix is spread over the whole document.
+position (start, middle, quarters, …; another seed rotates where it starts), so any prefix is spread over
+the whole document.
 """
 
 from __future__ import annotations
@@ -92,6 +93,14 @@ def _bit_reversed(n: int) -> list[int]:
     return [i for i in order if i < n]
 
 
+def _spread(passages: list[Passage], seed: int, source: str) -> list[Passage]:
+    """A document's passages in bit-reversed order, rotated by a seeded offset (seed 0: from the start),
+    so another seed also picks other passages of each document, still spread over all of it."""
+    n = len(passages)
+    shift = 0 if seed == 0 else int(hashlib.sha256(f"{seed}\x01{source}".encode()).hexdigest(), 16) % n
+    return [passages[(i + shift) % n] for i in _bit_reversed(n)]
+
+
 def document_passages(doc: Any) -> list[Passage]:
     return [p for page in doc.pages for p in page_passages(doc.source, page.number, page.text)]
 
@@ -100,7 +109,7 @@ def sample_passages(documents: Sequence[Any], n: int, seed: int = 0) -> list[Pas
     """The first ``n`` passages of the covering order described in the module docstring."""
     per_doc = {d.source: document_passages(d) for d in documents}
     order = sorted(per_doc, key=lambda s: hashlib.sha256(f"{seed}\x00{s}".encode()).hexdigest())
-    queues = {s: [per_doc[s][i] for i in _bit_reversed(len(per_doc[s]))] for s in order if per_doc[s]}
+    queues = {s: _spread(per_doc[s], seed, s) for s in order if per_doc[s]}
     out: list[Passage] = []
     depth = 0
     while len(out) < n and any(depth < len(q) for q in queues.values()):
