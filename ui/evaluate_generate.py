@@ -193,13 +193,13 @@ def _review(collection, report: GenerationReport) -> None:
         + (calls if report.calls or report.cached else "")
     )
     reasons = {f"rejected: {r}": n for r, n in acc["rejected"].items()}
-    reasons.update({f"failed reply: {r}": n for r, n in acc["failed_replies"].items()})
+    reasons.update({report.failure_label(r): n for r, n in acc["failed_replies"].items()})
     if reasons:
         st.dataframe(
             pd.DataFrame({"reason": list(reasons), "questions": list(reasons.values())}), hide_index=True
         )
         for r, example in report.failure_examples.items():
-            st.caption(f"{r}, e.g.: {example[:200]}")
+            st.caption(f"{report.failure_label(r)}, e.g.: {example[:200]}")
     if report.bias_note:
         st.warning(report.bias_note)
     documents = collection.documents()

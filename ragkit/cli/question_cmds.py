@@ -109,7 +109,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     say(
         f"{acc['accepted']} of {acc['attempts']} accepted"
         + "".join(f"; {n} rejected: {r}" for r, n in acc["rejected"].items())
-        + "".join(f"; {n} failed replies: {r}" for r, n in acc["failed_replies"].items())
+        + "".join(f"; {n} × {report.failure_label(r)}" for r, n in acc["failed_replies"].items())
         + (f"; {report.calls} LLM calls, {report.cached} cached" if args.method == "llm" else "")
     )
     if report.bias_note:

@@ -130,6 +130,10 @@ class GenerationReport:
     def accepted(self) -> list[GeneratedQuestion]:
         return [q for q in self.questions if q.status == "accepted"]
 
+    def failure_label(self, reason: str) -> str:
+        """How a failure reads: an LLM's unusable reply, or a passage the offline method skipped."""
+        return f"failed reply: {reason}" if self.method == "llm" else reason
+
     def fail(self, reason: str, example: str) -> None:
         self.failures[reason] = self.failures.get(reason, 0) + 1
         self.failure_examples.setdefault(reason, example[:300])
