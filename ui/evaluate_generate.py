@@ -57,11 +57,11 @@ def _mix(method: str) -> dict[str, float]:
     return mix
 
 
-def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> None:
+def _run(collection, documents, method: str, n: int, mix: dict[str, float], seed: int) -> None:
     llm = _llm()[0] if method == "llm" else None
     emb = resources.embedder(CHECK_MODEL)
     gen = QuestionGenerator(
-        collection.documents(),
+        documents,
         method,
         llm=llm,
         embedder=emb,
@@ -92,7 +92,7 @@ def _run(collection, method: str, n: int, mix: dict[str, float], seed: int) -> N
         raise
     finally:
         running.unlink(missing_ok=True)
-    _keep(collection, report)
+    save_draft(collection, report)
     st.session_state[PICKED] = 0
     bar.empty()
 
@@ -107,20 +107,14 @@ def _wait_for_stopped_run(collection, timeout_s: float = 60.0) -> None:
             time.sleep(0.2)
 
 
-def _keep(collection, report: GenerationReport) -> None:
-    """The set under review, on disk with its collection (a reload, another tab, or the rerun after a
-    stopped run finds it) and in this session."""
-    save_draft(collection, report)
-    st.session_state[REPORT] = {**report.to_dict(), "collection": collection.name}
-
-
 def _current(collection) -> GenerationReport | None:
-    """The set under review in this collection: the draft kept with it (the latest any session made)."""
+    """The set under review in this collection: the draft kept with it (the latest any session made;
+    a reload, another tab, or the rerun after a stopped run finds it), mirrored in this session."""
     draft = load_draft(collection)
     if draft is None:
         st.session_state.pop(REPORT, None)
         return None
-    st.session_state[REPORT] = {**draft.to_dict(), "collection": collection.name}
+    st.session_state[REPORT] = draft.to_dict()
     return draft
 
 
@@ -176,14 +170,14 @@ def _edit_one(collection, report: GenerationReport, documents) -> None:
             quotes = tuple(x for x in evidence.splitlines() if x.strip()) if not q.absent else q.evidence_text
             decision = Decision(keep == "keep", question, answer if not q.absent else q.answer, quotes)
             try:
-                _keep(collection, apply_review(report, {i: decision}, documents))
+                save_draft(collection, apply_review(report, {i: decision}, documents))
                 st.session_state[REVISION] = revision + 1
                 st.rerun()
             except RagkitError as e:
                 st.error(str(e))
 
 
-def _review(collection, report: GenerationReport) -> None:
+def _review(collection, documents, report: GenerationReport) -> None:
     acc = report.acceptance()
     calls = f" · {report.calls} LLM calls, {report.cached} cached, {report.tokens:,} tokens"
     st.markdown(
@@ -202,7 +196,6 @@ def _review(collection, report: GenerationReport) -> None:
             st.caption(f"{report.failure_label(r)}, e.g.: {example[:200]}")
     if report.bias_note:
         st.warning(report.bias_note)
-    documents = collection.documents()
     st.dataframe(_table(report), hide_index=True, width="stretch", key="gen_table")
     if report.questions:
         _edit_one(collection, report, documents)
@@ -223,7 +216,8 @@ def _review(collection, report: GenerationReport) -> None:
 
 def generate_tab(collection) -> None:
     """The Generate tab."""
-    if collection is None or not collection.documents():
+    documents = collection.documents() if collection is not None else []
+    if not documents:
         st.info("Questions are written from a collection's documents: upload some on the Documents page.")
         return
     st.caption(
@@ -251,9 +245,9 @@ def generate_tab(collection) -> None:
         _wait_for_stopped_run(collection)
     if start:
         try:
-            _run(collection, method, n, mix, seed)
+            _run(collection, documents, method, n, mix, seed)
         except RagkitError as e:
             st.error(str(e))
     report = _current(collection)
     if report is not None:
-        _review(collection, report)
+        _review(collection, documents, report)

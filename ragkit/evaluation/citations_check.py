@@ -203,9 +203,14 @@ class _Source:
 
     def scores(self, vector: Any, words: set[str], keys: set[str]) -> tuple[float, float, float]:
         semantic = float(max(self.vectors @ vector)) if len(self.vectors) else 0.0
-        lexical = len(words & self.terms) / len(words) if words else 0.0
-        key = len(keys & self.tokens) / len(keys) if keys else 1.0
-        return semantic, lexical, key
+        return semantic, *_overlap(words, keys, self.terms, self.tokens)
+
+
+def _overlap(words: set[str], keys: set[str], terms: set[str], tokens: set[str]) -> tuple[float, float]:
+    """``(lexical, key)``: the share of a sentence's content words among a text's terms, and of its key
+    terms among the text's tokens."""
+    lexical = len(words & terms) / len(words) if words else 0.0
+    return lexical, (len(keys & tokens) / len(keys) if keys else 1.0)
 
 
 def pair_scores(sentence: str, chunk_text: str, embedder: Any, analyzer: Any) -> tuple[float, float, float]:
@@ -217,10 +222,9 @@ def pair_scores(sentence: str, chunk_text: str, embedder: Any, analyzer: Any) ->
 
 def lexical_scores(sentence: str, text: str, analyzer: Any) -> tuple[float, float]:
     """``(lexical, key)`` support of a sentence by a text: the two signals that need no embedding."""
-    words, keys = set(analyzer(sentence)), key_terms(sentence)
-    terms, tokens = set(analyzer(text)), {t.lower() for t in _tokens(text)}
-    lexical = len(words & terms) / len(words) if words else 0.0
-    return lexical, (len(keys & tokens) / len(keys) if keys else 1.0)
+    return _overlap(
+        set(analyzer(sentence)), key_terms(sentence), set(analyzer(text)), {t.lower() for t in _tokens(text)}
+    )
 
 
 def supports(semantic: float, lexical: float, key: float = 1.0) -> bool:

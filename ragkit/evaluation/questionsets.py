@@ -163,11 +163,12 @@ def collection_question_set(
             f"{Path(source).name}: relevant_sources not in collection {collection.name!r}: "
             + ", ".join(unknown[:5])
         )
+    page_sizes = {(d.source, p.number): len(p.text) for d in docs for p in d.pages}
     out = []
     for q in qs:
         relevant = tuple((names[s] or s, g) for s, g in q.relevant)
         evidence = tuple(replace(e, source=names[e.source] or e.source) for e in q.evidence)
-        check_spans(Path(source).name, q.qid, evidence, docs)
+        check_spans(Path(source).name, q.qid, evidence, page_sizes)
         if q.quotes:
             passages = []
             for quote in q.quotes:
@@ -212,12 +213,14 @@ def resolve_sources(wanted: set[str], sources: Sequence[str]) -> dict[str, str |
     return out
 
 
-def check_spans(filename: str, qid: str, evidence: Sequence[Any], docs: Sequence[Document]) -> None:
-    """Refuse evidence spans outside their document's pages (a file made for another version of it)."""
-    pages = {(d.source, p.number): len(p.text) for d in docs for p in d.pages}
+def check_spans(
+    filename: str, qid: str, evidence: Sequence[Any], page_sizes: dict[tuple[str, int], int]
+) -> None:
+    """Refuse evidence spans outside their document's pages (a file made for another version of it);
+    ``page_sizes`` maps (document, page) to the page's length."""
     for e in evidence:
         for page, _start, end in e.spans:
-            size = pages.get((e.source, page))
+            size = page_sizes.get((e.source, page))
             if size is None or end > size:
                 raise RagkitError(
                     f"{filename}: question {qid}: evidence span {page}:{_start}-{end} is not in "

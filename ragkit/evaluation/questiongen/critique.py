@@ -64,16 +64,16 @@ def copies(question: str, evidence: str) -> bool:
     return any(tuple(q[i : i + COPY_RUN]) in runs for i in range(len(q) - COPY_RUN + 1))
 
 
-def supported(question: str, answer: str, evidence: str, embedder: Any = None) -> bool:
+def supported(question: str, answer: str, evidence: str, embedder: Any = None, analyzer: Any = None) -> bool:
     """The citation check's offline decision on the claim "question answer" against the evidence; without
     an embedder, the lexical and key-term signals alone."""
     from ragkit.evaluation.citations_check import SEMANTIC_MIN, lexical_scores, pair_scores, supports
     from ragkit.retrievers.analyzer import Analyzer
 
-    claim = f"{question.strip()} {answer.strip()}"
+    claim, analyzer = f"{question.strip()} {answer.strip()}", analyzer or Analyzer()
     if embedder is not None:
-        return supports(*pair_scores(claim, evidence, embedder, Analyzer()))
-    return supports(SEMANTIC_MIN, *lexical_scores(claim, evidence, Analyzer()))
+        return supports(*pair_scores(claim, evidence, embedder, analyzer))
+    return supports(SEMANTIC_MIN, *lexical_scores(claim, evidence, analyzer))
 
 
 def _near(a: str, b: str) -> float:
@@ -81,11 +81,12 @@ def _near(a: str, b: str) -> float:
     return len(x & y) / (len(x | y) or 1)
 
 
-def critique(
-    questions: Sequence[GeneratedQuestion], embedder: Any = None, check_support: bool = True
-) -> list[GeneratedQuestion]:
+def critique(questions: Sequence[GeneratedQuestion], embedder: Any = None) -> list[GeneratedQuestion]:
     """Each question accepted or rejected with the first reason that applies (in ``REASONS`` order);
     a question already rejected keeps its reason, and duplicates are judged against accepted ones."""
+    from ragkit.retrievers.analyzer import Analyzer
+
+    analyzer = Analyzer()  # one stemmer for the whole set
     out: list[GeneratedQuestion] = []
     for q in questions:
         if q.status != "accepted":
@@ -96,7 +97,7 @@ def critique(
             q = q.reject(NOT_STANDALONE)
         elif not q.absent and copies(q.question, evidence):
             q = q.reject(COPIES)
-        elif check_support and not q.absent and not supported(q.question, q.answer, evidence, embedder):
+        elif not q.absent and not supported(q.question, q.answer, evidence, embedder, analyzer):
             q = q.reject(UNSUPPORTED)
         out.append(q)
     return _mark_duplicates(out, embedder)

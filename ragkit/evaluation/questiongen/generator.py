@@ -18,7 +18,7 @@ from ragkit.core.errors import RagkitError
 from ragkit.evaluation.questiongen import llm as llm_gen
 from ragkit.evaluation.questiongen import offline
 from ragkit.evaluation.questiongen.critique import critique
-from ragkit.evaluation.questiongen.passages import Passage, document_passages, partner, sample_passages
+from ragkit.evaluation.questiongen.passages import Passage, cut_passages, partner, sample_passages
 from ragkit.evaluation.questiongen.records import TYPES, GenerationReport
 from ragkit.pipeline.prompts.questions import QUESTION_PROMPTS, question_prompt_hash
 
@@ -137,8 +137,11 @@ class QuestionGenerator:
         """Make ``n`` questions (fewer if the documents hold fewer passages), critique them, report."""
         if n < 1:
             raise RagkitError(f"ask for at least one question, got {n}")
+        self._per_doc = cut_passages(self.documents)  # sampled below, and for the idf or the partners
         # offline skips passages without a prose sentence (tables, references): it reads further on
-        passages = sample_passages(self.documents, n * (3 if self.method == "offline" else 1), self.seed)
+        passages = sample_passages(
+            self.documents, n * (3 if self.method == "offline" else 1), self.seed, self._per_doc
+        )
         if not passages:
             raise RagkitError("no passage of the documents is long enough to write a question from")
         report = self.report = GenerationReport(self.method)  # read by a caller that was interrupted
@@ -159,7 +162,7 @@ class QuestionGenerator:
     ) -> None:
         from ragkit.retrievers.analyzer import Analyzer
 
-        pool = [p for d in self.documents for p in document_passages(d)]
+        pool = [p for ps in self._per_doc.values() for p in ps]
         idf = offline.IdfTable(pool, Analyzer())
         for p in passages:
             if len(report.questions) >= n:
@@ -184,7 +187,9 @@ class QuestionGenerator:
         pool = [
             (p, set(analyzer(p.text)))
             for p in (
-                sample_passages(self.documents, PARTNER_POOL, self.seed) if "two_passage" in types else []
+                sample_passages(self.documents, PARTNER_POOL, self.seed, self._per_doc)
+                if "two_passage" in types
+                else []
             )
         ]
         name, errors = llm_gen.generator_name(self.llm), 0
@@ -238,8 +243,6 @@ class QuestionGenerator:
 def measured_agreement(method: str) -> str:
     """What ``bench/question_agreement.py`` measured for ``method``: Kendall tau between the ranking of
     set-ups by generated and by real questions, per dataset, and whether the best set-up agrees."""
-    import json
-
     path = Path(__file__).with_name("agreement.json")
     data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
     found = data.get(method)

@@ -105,9 +105,17 @@ def document_passages(doc: Any) -> list[Passage]:
     return [p for page in doc.pages for p in page_passages(doc.source, page.number, page.text)]
 
 
-def sample_passages(documents: Sequence[Any], n: int, seed: int = 0) -> list[Passage]:
-    """The first ``n`` passages of the covering order described in the module docstring."""
-    per_doc = {d.source: document_passages(d) for d in documents}
+def cut_passages(documents: Sequence[Any]) -> dict[str, list[Passage]]:
+    """Every document's passages, by document name (cut once, sampled as often as needed)."""
+    return {d.source: document_passages(d) for d in documents}
+
+
+def sample_passages(
+    documents: Sequence[Any], n: int, seed: int = 0, per_doc: dict[str, list[Passage]] | None = None
+) -> list[Passage]:
+    """The first ``n`` passages of the covering order described in the module docstring (``per_doc``:
+    the documents' passages if :func:`cut_passages` already cut them)."""
+    per_doc = cut_passages(documents) if per_doc is None else per_doc
     order = sorted(per_doc, key=lambda s: hashlib.sha256(f"{seed}\x00{s}".encode()).hexdigest())
     queues = {s: _spread(per_doc[s], seed, s) for s in order if per_doc[s]}
     out: list[Passage] = []
