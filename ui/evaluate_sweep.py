@@ -12,15 +12,24 @@ from typing import Any
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
+from ragkit.evaluation.answer_metrics import judge_backends
 from ragkit.evaluation.grid import Grid
-from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
+from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
 from ragkit.evaluation.sweep import Sweep, list_sweeps, save_sweep
-from ragkit.evaluation.sweep_result import outcome, sweep_csv, sweep_markdown, table_order, vs_best_text
+from ragkit.evaluation.sweep_result import (
+    index_mb_text,
+    outcome,
+    sweep_csv,
+    sweep_markdown,
+    table_order,
+    vs_best_text,
+)
+from ragkit.evaluation.sweep_runners import judge_metric
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS
 from ui import state, widgets
 from ui.configs import config_choices
-from ui.evaluate_results import PAGES, embedders_for, eval_root
+from ui.evaluate_results import PAGES, build_judge, embedders_for, eval_root
 from ui.question_sets import pick_question_set
 
 #: the fields the grid editor offers (the rest come from the base config)
@@ -91,6 +100,17 @@ def _vary_editor(base: PipelineConfig) -> dict[str, list[Any]]:
     return vary
 
 
+def _judge_picker(metric: str) -> tuple[str, str] | None:
+    """The judge backend and model, asked for only when the metric is a judge's grade."""
+    if metric not in ANSWER_JUDGE_METRICS:
+        return None
+    j1, j2 = st.columns(2)
+    backend = j1.selectbox(f"Judge that grades {metric}", judge_backends(), key="sweep_judge_backend")
+    model = j2.text_input("Judge model (blank: the backend's default)", key="sweep_judge_model")
+    st.caption("Every set-up's answers are graded by this judge; its calls are counted before the start.")
+    return backend, model
+
+
 def sweep_tab(collection) -> None:
     """The Sweep tab."""
     st.caption(
@@ -127,15 +147,23 @@ def sweep_tab(collection) -> None:
                 st.rerun()
             except (RagkitError, ValueError) as e:
                 st.error(f"{up.name}: {e}")
-    c1, c2, c3, c4 = st.columns(4)
+    c1, c2, c3 = st.columns(3)
     metric = c1.selectbox("Metric to optimise", [DEFAULT_METRIC, *PER_QUESTION_METRICS], key="sweep_metric")
     racing = c2.toggle("Racing (drop the worse early)", value=True, key="sweep_racing")
     limit = c3.number_input(
         "Only N questions (0 = all)", min_value=0, step=10, key=widgets.seed("sweep_limit", 0)
     )
+    c4, c5 = st.columns(2)
     ceiling = c4.number_input(
         "p50 latency ceiling, ms (0 = none)", min_value=0.0, step=10.0, key=widgets.seed("sweep_ceiling", 0.0)
     )
+    size_ceiling = c5.number_input(
+        "Index size ceiling, MB: chunk texts + vectors (0 = none)",
+        min_value=0.0,
+        step=10.0,
+        key=widgets.seed("sweep_size_ceiling", 0.0),
+    )
+    judge_pick = _judge_picker(metric)
     try:
         cands, merged = grid.candidates()
         st.caption(
@@ -155,13 +183,18 @@ def sweep_tab(collection) -> None:
                 racing=racing,
                 limit=int(limit) or None,
                 max_latency_ms=float(ceiling) or None,
+                max_index_mb=float(size_ceiling) or None,
+                judge=build_judge(*judge_pick) if judge_pick else None,
                 index_root=eval_root(),
                 embedders=embedders_for([c.config for c in cands]),
             )
-            est = grid.estimate(len(sweep.items), qset.kind == "beir")
+            judged = judge_metric(sweep.metric) if sweep.judge is not None else None
+            est = grid.estimate(len(sweep.items), qset.kind == "beir", judged)
             note = f"{est['evaluations_full']} question evaluations for the full grid"
             if est["llm_calls_max"]:
                 note += f"; at most {est['llm_calls_max']} LLM calls (~{est['tokens_max_estimate']:,} tokens)"
+            if est["judge_calls_max"]:
+                note += f"; at most {est['judge_calls_max']} judge calls"
             if loaded := sweep.resume():
                 note += f"; resuming with {loaded} measured earlier"
             st.info(note)
@@ -228,6 +261,7 @@ def show_sweep(result: dict[str, Any]) -> None:
             "vs best (95 % CI)": vs_best_text(c),
             "questions": c["questions_evaluated"],
             "p50 ms": round(c["latency_ms"]["p50"], 1),
+            "index MB": index_mb_text(c),
             "Pareto": c["config_hash"] in result["pareto"],
             "outcome": outcome(c),
         }

@@ -11,6 +11,8 @@ from ragkit.core.errors import RagkitError
 
 
 def add_commands(sub: Any) -> None:
+    from ragkit.evaluation.answer_metrics import judge_backends
+
     p = sub.add_parser(
         "sweep",
         help="race a grid of set-ups over a labelled question set; name those not worse than the best",
@@ -57,6 +59,19 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--max-latency-ms", type=float, default=None, help="drop set-ups whose p50 latency exceeds this"
     )
+    p.add_argument(
+        "--max-index-mb",
+        type=float,
+        default=None,
+        help="drop set-ups whose index (chunk texts + vectors) exceeds this many MB, before they answer",
+    )
+    p.add_argument(
+        "--judge",
+        choices=judge_backends(),
+        default=None,
+        help="the LLM judge that grades answers, when --metric is a judge metric (e.g. faithfulness)",
+    )
+    p.add_argument("--judge-model", default=None, help="the judge's model (default: the backend's)")
     p.add_argument("--fresh", action="store_true", help="ignore what an earlier run of this sweep measured")
     p.add_argument("--index-root", default="indexes/.eval")
     p.add_argument("--save", action="store_true", help="also save the sweep under <index-root>/sweeps/")
@@ -71,6 +86,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from ragkit.evaluation.questionsets import load_question_set
     from ragkit.evaluation.sweep import Sweep, save_sweep
     from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
+    from ragkit.evaluation.sweep_runners import judge_metric
 
     grid = Grid.load(args.grid)
     collection = None
@@ -97,15 +113,20 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         seed=args.seed,
         budget=args.budget,
         max_latency_ms=args.max_latency_ms,
+        max_index_mb=args.max_index_mb,
+        judge=_judge(args, grid),
         index_root=args.index_root,
     )
-    est = grid.estimate(len(sweep.items), qset.kind == "beir")
+    judged = judge_metric(sweep.metric) if sweep.judge is not None else None
+    est = grid.estimate(len(sweep.items), qset.kind == "beir", judged)
     say(
         f"{est['candidates']} set-ups ({est['merged_duplicates']} duplicates merged) × {len(sweep.items)} "
         f"questions = {est['evaluations_full']} question evaluations for the full grid; metric {sweep.metric}"
     )
     if est["llm_calls_max"]:
         say(f"at most {est['llm_calls_max']} LLM calls, about {est['tokens_max_estimate']:,} tokens")
+    if est["judge_calls_max"]:
+        say(f"at most {est['judge_calls_max']} judge calls ({sweep.judge.model_id} grading {sweep.metric})")
     if not args.fresh and (loaded := sweep.resume()):
         say(f"resuming: {loaded} question evaluations measured earlier")
     result = run_interruptible(lambda progress, stop: sweep.run(progress, stop))
@@ -121,3 +142,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     write_file(args.csv_out, lambda f: f.write(sweep_csv(result)))
     write_file(args.report, lambda f: f.write(report))
     return 130 if result["status"] == "cancelled" else 0
+
+
+def _judge(args: argparse.Namespace, grid: Any) -> Any:
+    """The judge ``--judge`` names (on the base config's Ollama host), or None."""
+    if not args.judge:
+        return None
+    from ragkit.evaluation.answer_metrics import build_judge
+
+    return build_judge(args.judge, args.judge_model, host=grid.base.get("ollama_host"))

@@ -42,6 +42,15 @@ RAGAS_METRICS = (
 #: metrics that need a gold (reference) answer
 NEEDS_REFERENCE = frozenset({"context_precision", "context_recall", "answer_correctness", "simpleqa"})
 ALL_METRICS = (*RAGAS_METRICS, "simpleqa")
+#: judge calls per answer and metric (None: one per retrieved chunk), for cost estimates before a run
+JUDGE_CALLS: dict[str, int | None] = {
+    "faithfulness": 2,  # the answer's statements, then a verdict on each
+    "answer_relevancy": 1,
+    "context_precision": None,
+    "context_recall": 1,
+    "answer_correctness": 2,  # statements, then their classification against the reference
+    "simpleqa": 1,
+}
 SIMPLEQA_GRADES = ("CORRECT", "INCORRECT", "NOT_ATTEMPTED")
 
 

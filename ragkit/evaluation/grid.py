@@ -17,6 +17,7 @@ from typing import Any
 
 from ragkit.core.errors import ConfigError
 from ragkit.core.hashing import config_key
+from ragkit.evaluation.answer_metrics import JUDGE_CALLS
 from ragkit.llms import LLMS
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS, LABELS, OWNERS
@@ -126,9 +127,12 @@ class Grid:
             raise ConfigError(f"grid has {len(out)} distinct set-ups; narrow it (at most {MAX_CANDIDATES})")
         return _unique_names(out), merged
 
-    def estimate(self, questions: int, retrieval_only: bool) -> dict[str, Any]:
-        """What the full grid costs before racing saves any of it: question evaluations, and for sets
-        answered by an LLM the calls and a rough token count (prompt: top-k chunks plus instructions)."""
+    def estimate(
+        self, questions: int, retrieval_only: bool, judge_metric: str | None = None
+    ) -> dict[str, Any]:
+        """What the full grid costs before racing saves any of it: question evaluations, for sets
+        answered by an LLM the calls and a rough token count (prompt: top-k chunks plus instructions),
+        and with ``judge_metric`` (the judge's name for it) the judge's calls."""
         cands, merged = self.candidates()
         out: dict[str, Any] = {
             "candidates": len(cands),
@@ -137,11 +141,15 @@ class Grid:
             "evaluations_full": len(cands) * questions,
             "llm_calls_max": 0,
             "tokens_max_estimate": 0,
+            "judge_calls_max": 0,
         }
         if retrieval_only:
             return out
         for c in cands:
             cfg = c.config
+            if judge_metric is not None:
+                per_answer = JUDGE_CALLS.get(judge_metric, 1)
+                out["judge_calls_max"] += questions * (cfg.top_k if per_answer is None else per_answer)
             if not LLMS.component(cfg.llm).generative:
                 continue
             chars = cfg.chunker_params.get("size") or cfg.chunker_params.get("max_chars") or 500

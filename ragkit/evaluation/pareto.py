@@ -26,6 +26,7 @@ class Point(NamedTuple):
     latency_hi: float | None = None
     quality_lo: float | None = None  # 95 % bootstrap interval of the mean
     quality_hi: float | None = None
+    size: float | None = None  # a third axis where it is known (a sweep's index size): lower is better
 
 
 def _interval(value: float, lo: float | None, hi: float | None) -> tuple[float, float]:
@@ -43,7 +44,8 @@ def _compare(a: tuple[float, float], b: tuple[float, float], lower_better: bool)
 
 
 def dominates(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    """Whether point ``a`` is no worse than ``b`` on latency and quality and better on one of them."""
+    """Whether point ``a`` is no worse than ``b`` on latency and quality (and size, when both have one)
+    and better on one of them. Sizes are exact, so they compare by value."""
     pa, pb = Point(*a), Point(*b)
     lat = _compare(
         _interval(pa.latency, pa.latency_lo, pa.latency_hi),
@@ -55,7 +57,10 @@ def dominates(a: Sequence[Any], b: Sequence[Any]) -> bool:
         _interval(pb.quality, pb.quality_lo, pb.quality_hi),
         lower_better=False,
     )
-    return lat >= 0 and qual >= 0 and (lat > 0 or qual > 0)
+    size = 0
+    if pa.size is not None and pb.size is not None and pa.size != pb.size:
+        size = 1 if pa.size < pb.size else -1
+    return lat >= 0 and qual >= 0 and size >= 0 and (lat > 0 or qual > 0 or size > 0)
 
 
 def pareto_front(points: Sequence[Sequence[Any]]) -> list[str]:

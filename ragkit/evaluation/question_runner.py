@@ -23,6 +23,7 @@ from ragkit.evaluation.runners import (
     _fresh_query,
     calibration_summary,
     first_questions,
+    index_bytes,
     index_for,
 )
 from ragkit.index.embeddings import Embedder
@@ -53,6 +54,7 @@ class QuestionRunner:
         self.qset, self.config, self.judge = qset, config, judge
         self.judge2, self.judge_metrics, self.cite_decide = judge2, tuple(judge_metrics), cite_decide
         store, self.emb = index_for(qset, config, embedders, index_root, progress)
+        self.index_bytes = index_bytes(store, True)  # the pipeline's gauge reads the chunk vectors
         if CHECK_MODEL not in embedders:
             embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
         self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)

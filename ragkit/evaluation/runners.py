@@ -109,6 +109,21 @@ def index_for(
     return store, emb
 
 
+#: bytes per stored vector component (indexes keep float32 vectors whatever the model computed in)
+VECTOR_BYTES = 4
+
+
+def index_bytes(store: Any, vectors: bool) -> int:
+    """The size of the index a set-up searches, as a sweep's ceiling reads it: its chunks' text (UTF-8)
+    plus, when the index holds vectors, one float32 vector per chunk. BM25 postings and HNSW links are
+    not counted (they are rebuilt in memory, not stored)."""
+    chunks = store.chunks
+    size = sum(len(c.text.encode("utf-8")) for c in chunks)
+    if vectors:
+        size += len(chunks) * int(store.dimension or 0) * VECTOR_BYTES
+    return size
+
+
 def _aggregate(per_q: dict[str, dict[str, Any]], names: Sequence[str]) -> tuple[dict, dict]:
     """Mean of each metric over the questions it is defined on, and those counts."""
     metrics, counts = {}, {}
@@ -148,6 +163,7 @@ class BeirRunner:
         # says so (a sweep ranking by nDCG asks for this; ``eval run`` keeps the gauge's calibration)
         self.vectors = needs_vectors(config) or not text_only
         store, self.emb = index_for(qset, config, embedders, index_root, progress, self.vectors)
+        self.index_bytes = index_bytes(store, self.vectors)
         self.retriever = retriever_from_config(config, store, self.emb if self.vectors else None)
         self.retriever.search("warm up", 1)
         self.run: dict[str, dict[str, float]] = {}

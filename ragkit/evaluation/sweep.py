@@ -14,7 +14,6 @@ them, and embedders are shared by model.
 from __future__ import annotations
 
 import json
-import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -26,24 +25,25 @@ from ragkit.core.files import atomic_write
 from ragkit.core.hashing import config_key
 from ragkit.evaluation.comparisons import check_primary, default_primary
 from ragkit.evaluation.grid import Candidate, Grid
-from ragkit.evaluation.metric_names import LOWER_IS_BETTER, PER_QUESTION_METRICS
+from ragkit.evaluation.metric_names import LOWER_IS_BETTER
 from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.racing import Drop, Schedule, default_schedule, look
 from ragkit.evaluation.runner import failure
-from ragkit.evaluation.runners import BeirRunner, Progress
+from ragkit.evaluation.runners import Progress
 from ragkit.evaluation.runs import save_record, saved_records
 from ragkit.evaluation.sweep_result import summarise
-
-#: what a per-question row keeps besides the metrics (the checkpoint stays small)
-ROW_KEYS = ("latency_ms", "intent", "question")
+from ragkit.evaluation.sweep_runners import (
+    check_judge,
+    default_runner,
+    item_id,
+    judge_metric,
+    question_order,
+    slim_row,
+)
 
 
 def sweeps_dir(index_root: str | Path) -> Path:
     return Path(index_root) / "sweeps"
-
-
-def item_id(item: Any) -> str:
-    return str(getattr(item, "qid", item))
 
 
 class Sweep:
@@ -63,6 +63,8 @@ class Sweep:
         seed: int = 0,
         budget: int | None = None,
         max_latency_ms: float | None = None,
+        max_index_mb: float | None = None,
+        judge: Any = None,
         index_root: str | Path = "indexes/.eval",
         embedders: dict | None = None,
         runner_factory: Callable[[QuestionSet, Any, dict, str], Any] | None = None,
@@ -73,7 +75,9 @@ class Sweep:
         self.candidates, self.merged = grid.candidates()
         self.by_key: dict[str, Candidate] = {c.key: c for c in self.candidates}
         self.index_root, self.seed, self.budget = str(index_root), seed, budget
-        self.max_latency_ms = max_latency_ms
+        self.max_latency_ms, self.max_index_mb = max_latency_ms, max_index_mb
+        self.judge = check_judge(self.metric, judge, qset)
+        self.index_mb: dict[str, float] = {}  # candidate -> its index's size, once its runner is built
         self.embedders = embedders if embedders is not None else {}
         self.make_runner = runner_factory or default_runner
         self.items = question_order(qset, limit, seed)
@@ -99,6 +103,8 @@ class Sweep:
                 "seed": self.seed,
                 "budget": self.budget,
                 "max_latency_ms": self.max_latency_ms,
+                "max_index_mb": self.max_index_mb,
+                "judge": getattr(self.judge, "model_id", None),
                 "n": len(self.items),
             }
         )
@@ -113,6 +119,7 @@ class Sweep:
             "key": self.key(),
             "rows": self.rows,
             "failures": self.failures,
+            "index_mb": self.index_mb,
             "elapsed_s": self.elapsed_s,
             "ragkit_version": __version__,
         }
@@ -131,6 +138,7 @@ class Sweep:
             if k in self.rows:
                 self.rows[k] = rows
         self.failures = list(data.get("failures", []))
+        self.index_mb.update({k: v for k, v in data.get("index_mb", {}).items() if k in self.rows})
         self.elapsed_s = float(data.get("elapsed_s", 0.0))
         return sum(len(r) for r in self.rows.values())
 
@@ -166,8 +174,8 @@ class Sweep:
                 self.status = stopped
                 break
             self._decide(batch, li)
-            if len(self.alive()) <= 1:
-                self.status = "one left"
+            if len(self.alive()) <= 1:  # none: every set-up broke a ceiling or failed
+                self.status = "one left" if self.alive() else "none left"
                 break
         else:
             self.status = "questions done"
@@ -193,7 +201,7 @@ class Sweep:
                     return "cancelled"
                 if self.budget is not None and self.evaluations_used() >= self.budget:
                     return "budget spent"
-                self._step(k, q)
+                self._step(k, q, li)
                 if progress is not None:  # overall: done of at most what is left if nobody else drops
                     done = self.evaluations_used()
                     mine = len(self.rows[k]) + len(self.pending.get(k, ()))
@@ -210,14 +218,19 @@ class Sweep:
         n = len(self.items)
         return sum(n - len(self.rows[k]) - len(self.pending.get(k, ())) for k in self.alive())
 
-    def _step(self, key: str, q: Any) -> None:
+    def _step(self, key: str, q: Any, li: int) -> None:
         cand = self.by_key[key]
         try:
             runner = self.runners.get(key)
             if runner is None:
+                extra = {}
+                if self.judge is not None:
+                    extra = {"judge": self.judge, "judge_metrics": (judge_metric(self.metric),)}
                 runner = self.runners[key] = self.make_runner(
-                    self.qset, cand.config, self.embedders, self.index_root
+                    self.qset, cand.config, self.embedders, self.index_root, **extra
                 )
+                if self._too_big(key, runner, li):
+                    return
             runner.step(q)
         except Exception as e:
             self.failures.append(failure(cand.name, f"question {item_id(q)}", e))
@@ -225,6 +238,25 @@ class Sweep:
             self.pending.pop(key, None)
             return
         self.pending.setdefault(key, []).append(item_id(q))
+
+    def _too_big(self, key: str, runner: Any, li: int) -> bool:
+        """Record the index size a new runner searches; drop the candidate before it answers anything
+        when the size is over the ceiling."""
+        size = getattr(runner, "index_bytes", None)
+        if size is None:
+            return False
+        mb = self.index_mb[key] = size / 1e6
+        if self.max_index_mb is None or mb <= self.max_index_mb:
+            return False
+        self.drops[key] = Drop(
+            self.by_key[key].name,
+            li,
+            len(self.rows[key]),
+            "constraint",
+            detail=f"index {mb:.1f} MB (texts + vectors) > the {self.max_index_mb:g} MB ceiling",
+        )
+        self.runners.pop(key, None)
+        return True
 
     def _collect(self) -> None:
         """Score what the runners answered since the last look (each runner scores once per look)."""
@@ -282,34 +314,6 @@ class Sweep:
     def result(self) -> dict[str, Any]:
         """The sweep as JSON: settings, every candidate, the best within noise, the evaluations used."""
         return summarise(self)
-
-
-def question_order(qset: QuestionSet, limit: int | None, seed: int) -> list[Any]:
-    """The questions in a seeded random order (each look a fair sample), the first ``limit`` of it."""
-    if qset.kind == "beir":
-        from ragkit.evaluation.retrieval import query_order
-
-        items: list[Any] = sorted(qset.beir.queries, key=query_order)  # type: ignore[union-attr]
-    else:
-        items = list(qset.questions)
-    random.Random(seed).shuffle(items)
-    return items[: limit or None]
-
-
-def default_runner(qset: QuestionSet, config: Any, embedders: dict, index_root: str) -> Any:
-    """The runner ``eval run`` uses for this kind of set: retrieval only for BEIR, else the pipeline."""
-    if qset.kind == "beir":  # ranked by retrieval metrics: BM25 alone embeds nothing
-        return BeirRunner(qset, config, embedders, index_root, text_only=True)
-    from ragkit.evaluation.question_runner import QuestionRunner
-
-    return QuestionRunner(qset, config, embedders, index_root)
-
-
-def slim_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A question's metrics and latency, as its runner scored them (what the checkpoint keeps)."""
-    out = {m: row[m] for m in PER_QUESTION_METRICS if row.get(m) is not None}
-    out.update({k: row.get(k) for k in ROW_KEYS})
-    return out
 
 
 def run_sweep(

@@ -24,7 +24,7 @@ from ragkit.evaluation.stats import compare_paired, mean_ci
 
 #: how many questions "where the top two differ most" lists
 TOP_DIFFERENCES = 10
-FINISHED = ("questions done", "one left")
+FINISHED = ("questions done", "one left", "none left")
 
 
 def summarise(sweep: Any) -> dict[str, Any]:
@@ -62,6 +62,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
                 if any(r.get(m) is not None for r in rows[k].values())
             },
             "by_intent": _by_intent(rows[k], metric),
+            "index_mb": sweep.index_mb.get(k),
         }
         if best is not None and k != best:
             entry["vs_best"] = _versus(rows[best], rows[k], metric, sweep.higher, sweep.seed)
@@ -94,6 +95,8 @@ def summarise(sweep: Any) -> dict[str, Any]:
             "schedule": sweep.schedule.to_dict(),
             "budget": sweep.budget,
             "max_latency_ms": sweep.max_latency_ms,
+            "max_index_mb": sweep.max_index_mb,
+            "judge": getattr(sweep.judge, "model_id", None),
         },
         "candidates": candidates,
         "best": best,
@@ -146,7 +149,8 @@ def _versus(best: dict[str, dict], other: dict[str, dict], metric: str, higher: 
 
 
 def _pareto(sweep: Any, alive: list[str], metric: str) -> list[str]:
-    """Config hashes on the quality/p50-latency front, among the set-ups that answered every question."""
+    """Config hashes on the front of quality, p50 latency and index size, among the set-ups that answered
+    every question."""
     points = []
     for k in alive:
         vals = [r[metric] for r in sweep.rows[k].values() if r.get(metric) is not None]
@@ -155,7 +159,8 @@ def _pareto(sweep: Any, alive: list[str], metric: str) -> list[str]:
             continue
         q, qlo, qhi = mean_ci(vals, 2000, sweep.seed)
         spread = latency_summary(lat)
-        points.append(Point(k, spread["p50"], q, spread["p25"], spread["p75"], qlo, qhi))
+        size = sweep.index_mb.get(k)
+        points.append(Point(k, spread["p50"], q, spread["p25"], spread["p75"], qlo, qhi, size))
     return pareto_front(points) if sweep.higher else [p.name for p in points]
 
 
@@ -192,6 +197,7 @@ def sweep_csv(result: dict[str, Any]) -> str:
             "questions_evaluated",
             "dropped_after",
             "p50_latency_ms",
+            "index_mb",
             "best_within_noise",
             "varied",
         ]
@@ -205,6 +211,7 @@ def sweep_csv(result: dict[str, Any]) -> str:
                 c["questions_evaluated"],
                 c["dropped_after"] or "",
                 c["latency_ms"]["p50"],
+                "" if c.get("index_mb") is None else round(c["index_mb"], 3),
                 c["best_within_noise"],
                 _varied(c["varied"]),
             ]
@@ -227,6 +234,12 @@ def vs_best_text(candidate: dict[str, Any]) -> str:
     if not vs.get("n"):
         return "best"
     return f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f} to {vs['ci_high']:+.4f})"
+
+
+def index_mb_text(candidate: dict[str, Any]) -> str:
+    """The index size the set-up searches (texts + vectors), or "–" when it never built one."""
+    mb = candidate.get("index_mb")
+    return "–" if mb is None else f"{mb:.1f}"
 
 
 def outcome(candidate: dict[str, Any]) -> str:
@@ -260,13 +273,13 @@ def sweep_markdown(result: dict[str, Any]) -> str:
         f"Question evaluations: {result['evaluations_used']} of the full grid's {result['evaluations_full']} "
         f"({100 * result['evaluations_used'] / max(1, result['evaluations_full']):.0f} %).",
         "",
-        f"| set-up | {metric} | questions | p50 ms | vs best (95 % CI) | outcome |",
-        "|---|---|---|---|---|---|",
+        f"| set-up | {metric} | questions | p50 ms | index MB | vs best (95 % CI) | outcome |",
+        "|---|---|---|---|---|---|---|",
     ]
     for c in table_order(result):
         lines.append(
             f"| {c['name']} | {_fmt(c['mean'])} | {c['questions_evaluated']} | "
-            f"{c['latency_ms']['p50']:.1f} | {vs_best_text(c)} | {outcome(c)} |"
+            f"{c['latency_ms']['p50']:.1f} | {index_mb_text(c)} | {vs_best_text(c)} | {outcome(c)} |"
         )
     if result["merged_duplicates"]:
         lines += [

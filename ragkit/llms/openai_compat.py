@@ -89,6 +89,11 @@ class ChatCompletionsLLM:
             raise self._missing_key()
         return self.__key
 
+    def check_key(self) -> None:
+        """Raise :class:`LLMAuthError` now when no call could be authorised (no key, no keyless local
+        server), so a run that depends on this backend stops before any work instead of failing each call."""
+        self._key_for_client()
+
     def _client_(self) -> Any:
         key = self._key_for_client()
         if self._client is None:

@@ -260,7 +260,7 @@ def test_a_simpleqa_csv_as_published_runs_on_the_page(app, tmp_path):
     assert rows[0]["question"] == QUESTION and rows[0]["contains_gold"] == 1.0
 
 
-def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file):
+def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, monkeypatch):
     """The Sweep tab: a grid from the declared options, raced on a question file; the best within
     noise named, the sweep saved, a set-up loaded into A; a bad grid value is a message."""
     at = open_evaluate(app)
@@ -272,6 +272,16 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file):
     at.text_input(key="sweep_vary_top_k").set_value("3, 5").run()
     assert not at.error, texts(at.error)
     assert "**6 set-ups**" in texts(at.caption)
+    # a judge's metric asks for the judge; without its key the start is a message, nothing runs
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+    at.selectbox(key="sweep_metric").set_value("faithfulness").run()
+    at.selectbox(key="sweep_judge_backend").set_value("groq").run()
+    button(at, "Start sweep").click().run()
+    assert not at.exception, at.exception
+    assert "sweep_result" not in at.session_state and "no Groq API key" in texts(at.error)
+    at.selectbox(key="sweep_metric").set_value("(the set's default)").run()
+    assert not any(s.key == "sweep_judge_backend" for s in at.selectbox)
+    at.number_input(key="sweep_size_ceiling").set_value(1000.0).run()
     button(at, "Start sweep").click().run()
     assert not at.exception, at.exception
     assert not at.error, texts(at.error)
@@ -279,6 +289,7 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file):
     assert result["finished"] and len(result["candidates"]) == 6
     assert result["evaluations_full"] == 6 * 3 and result["metric"] == "ndcg@10"
     assert len(result["best_within_noise"]) == 6  # three questions cannot separate anything
+    assert all(c["index_mb"] > 0 for c in result["candidates"]) and result["settings"]["max_index_mb"] == 1000
     assert any("Not significantly worse than the best: 6" in s for s in texts(at.subheader).split("\n"))
     saved = list((Path(os.environ["RAGKIT_INDEX_ROOT"]) / ".eval" / "sweeps").glob("2*.json"))
     assert len(saved) == 1 and json.loads(saved[0].read_text())["sweep_id"] == result["sweep_id"]

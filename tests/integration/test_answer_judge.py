@@ -254,3 +254,57 @@ def new_map_apply(config: PipelineConfig, raw: float) -> float:
     from ragkit.pipeline.calibration import CalibrationMap
 
     return CalibrationMap.from_dict(config.confidence_calibration).apply(raw)
+
+
+def test_cli_sweep_optimises_a_judge_metric_through_the_groq_sdk(tmp_path):
+    """``ragkit sweep --metric faithfulness --judge groq``: every set-up's answers graded by the judge
+    through the real SDK (key from the environment, never written), the judge's calls counted up front,
+    each set-up's index size reported."""
+    from ragkit.index.collections import Collection
+
+    key = "gsk_sweep_secret_0123456789"
+    root = tmp_path / "root"
+    c = Collection.create("tiny", root)
+    c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    qs = tmp_path / "q.csv"
+    qs.write_text(csv_set())
+    grid = tmp_path / "grid.json"
+    grid.write_text(json.dumps({"base": {"top_k": 2}, "vary": {"retriever": ["bm25", "dense"]}}))
+    out = tmp_path / "sweep.json"
+    with FakeGroq(valid_key=key) as g:
+        g.responder = judge_script.responder()
+        r = run_ragkit(
+            "sweep",
+            "--questions",
+            str(qs),
+            "--collection",
+            "tiny",
+            "--grid",
+            str(grid),
+            "--metric",
+            "faithfulness",
+            "--judge",
+            "groq",
+            "--judge-model",
+            "judge-8b",
+            "--json",
+            str(out),
+            "--index-root",
+            str(tmp_path / "eval"),
+            GROQ_BASE_URL=g.url,
+            GROQ_API_KEY=key,
+            RAGKIT_INDEX_ROOT=str(root),
+        )
+        judged = len(g.requests)
+    assert r.returncode == 0, r.stderr
+    assert key not in out.read_text() and key not in r.stdout + r.stderr
+    assert "at most 24 judge calls (groq:judge-8b grading faithfulness)" in r.stderr  # 2 set-ups × 6 × 2
+    result = json.loads(out.read_text())
+    assert result["metric"] == "faithfulness" and result["settings"]["judge"] == "groq:judge-8b"
+    assert 0 < judged <= 24
+    for cand in result["candidates"]:
+        assert cand["questions_evaluated"] == 6 and cand["index_mb"] > 0
+        assert cand["mean"] is not None and 0 <= cand["mean"] <= 1  # the judge's grades, not a default
+    # over a collection every set-up reads the same embedded index (the gauge reads its vectors)
+    sizes = {cand["config"]["retriever"]: cand["index_mb"] for cand in result["candidates"]}
+    assert sizes["dense"] == sizes["bm25"]

@@ -31,7 +31,10 @@ class PlantedRunner:
     OFFSET: ClassVar[dict[str, float]] = {"bm25": -0.45, "dense": 0.0, "hybrid": 0.0}
     answered: ClassVar[list[tuple[str, str]]] = []
 
-    def __init__(self, qs, config, embedders, index_root):
+    built: ClassVar[list[dict]] = []
+
+    def __init__(self, qs, config, embedders, index_root, **judging):
+        PlantedRunner.built.append({"name": config.name, **judging})
         if config.retriever == "hybrid" and config.rrf_k == 1.0:
             raise RuntimeError("planted failure: cannot build this index")
         self.config, self.rows = config, {}
@@ -40,6 +43,7 @@ class PlantedRunner:
         difficulty = np.random.default_rng(1).uniform(0, 1, N)
         self.values = np.clip(difficulty + self.OFFSET[config.retriever] + rng.normal(0, 0.2, N), 0, 1)
         self.latency = 50.0 if config.top_k == 9 else 5.0
+        self.index_bytes = 5_000_000 if config.retriever == "bm25" else 40_000_000  # texts; + vectors
 
     def step(self, q):
         i = int(q.qid[1:])
@@ -58,6 +62,7 @@ class PlantedRunner:
 @pytest.fixture(autouse=True)
 def _reset():
     PlantedRunner.answered = []
+    PlantedRunner.built = []
 
 
 GRID = {"base": {"top_k": 5}, "vary": {"retriever": ["bm25", "dense", "hybrid"], "bm25_k1": [0.9, 1.2]}}
@@ -189,3 +194,84 @@ def test_exports_and_saved_sweeps(tmp_path):
     path = save_sweep(result, tmp_path)
     assert json.loads(path.read_text())["sweep_id"] == result["sweep_id"]
     assert list_sweeps(tmp_path)[0]["sweep_id"] == result["sweep_id"]
+
+
+def test_an_index_size_ceiling_drops_set_ups_before_they_answer_anything(tmp_path):
+    result = make(tmp_path=tmp_path, max_index_mb=10).run(checkpoint=False)
+    by_name = {c["name"]: c for c in result["candidates"]}
+    for name in ("dense", "hybrid · bm25_k1=0.9", "hybrid · bm25_k1=1.2"):
+        c = by_name[name]
+        assert c["index_mb"] == 40.0 and c["questions_evaluated"] == 0 and c["drop"]["reason"] == "constraint"
+        assert "index 40.0 MB (texts + vectors) > the 10 MB ceiling" in c["drop"]["sentence"]
+    assert {n for n, _ in PlantedRunner.answered} == {"bm25 · bm25_k1=0.9", "bm25 · bm25_k1=1.2"}
+    assert by_name["bm25 · bm25_k1=0.9"]["index_mb"] == 5.0
+    assert result["settings"]["max_index_mb"] == 10 and "| index MB |" in sweep_markdown(result)
+    # without a ceiling the sizes are reported all the same, and the ceiling is part of the sweep's identity
+    assert make(tmp_path=tmp_path).key() != make(tmp_path=tmp_path, max_index_mb=10).key()
+
+
+def test_the_pareto_front_counts_a_smaller_index_as_better():
+    from ragkit.evaluation.pareto import Point, dominates, pareto_front
+
+    small = Point("small", 5.0, 0.7, 4.0, 6.0, 0.65, 0.75, size=10.0)
+    big = Point("big", 5.0, 0.7, 4.0, 6.0, 0.65, 0.75, size=40.0)
+    assert dominates(small, big) and not dominates(big, small)
+    assert pareto_front([small, big]) == ["small"]
+    # size unknown on one side: latency and quality alone decide (here: neither)
+    assert pareto_front([small, big._replace(size=None)]) == ["small", "big"]
+
+
+class Judge:
+    model_id = "groq:judge-8b"
+    llm = None
+
+
+def test_a_judge_metric_needs_a_judge_and_reaches_every_runner(tmp_path, monkeypatch):
+    from ragkit.core.errors import RagkitError
+
+    monkeypatch.delenv("GROQ_API_KEY", raising=False)
+
+    with pytest.raises(RagkitError, match="faithfulness is graded by an LLM judge: choose a judge backend"):
+        Sweep(qset(), Grid.from_dict(GRID), "faithfulness", index_root=tmp_path, runner_factory=PlantedRunner)
+    beir = QuestionSet("scifact", "beir", "scifact/", "hash-b", [])
+    with pytest.raises(RagkitError, match="a BEIR set is ranked by retrieval only"):
+        Sweep(beir, Grid.from_dict(GRID), "faithfulness", judge=Judge(), runner_factory=PlantedRunner)
+    from ragkit.evaluation.answer_metrics import AnswerJudge
+    from ragkit.llms.groq import GroqLLM
+
+    keyless = AnswerJudge(GroqLLM(model="judge-8b", api_key=None))
+    with pytest.raises(RagkitError, match="no Groq API key"):  # before any set-up is built
+        Sweep(qset(), Grid.from_dict(GRID), "faithfulness", judge=keyless, runner_factory=PlantedRunner)
+    assert PlantedRunner.built == []
+    judge = Judge()
+    s = Sweep(
+        qset(),
+        Grid.from_dict(GRID),
+        "simpleqa_correct",
+        judge=judge,
+        index_root=tmp_path,
+        runner_factory=PlantedRunner,
+        budget=5,
+    )
+    s.run(checkpoint=False)
+    assert PlantedRunner.built and all(
+        b["judge"] is judge and b["judge_metrics"] == ("simpleqa",) for b in PlantedRunner.built
+    )
+    assert s.result()["settings"]["judge"] == "groq:judge-8b"
+    # a retrieval metric passes no judge to the runners, and the judge is part of the sweep's identity
+    PlantedRunner.built = []
+    make(tmp_path=tmp_path, budget=5).run(checkpoint=False)
+    assert PlantedRunner.built and all("judge" not in b for b in PlantedRunner.built)
+
+
+def test_the_estimate_counts_the_judges_calls():
+    grid = Grid.from_dict({"base": {"top_k": 4}, "vary": {"retriever": ["bm25", "dense"]}})
+    assert grid.estimate(10, False)["judge_calls_max"] == 0
+    assert grid.estimate(10, False, "faithfulness")["judge_calls_max"] == 2 * 10 * 2  # statements + verdicts
+    assert grid.estimate(10, False, "context_precision")["judge_calls_max"] == 2 * 10 * 4  # one per chunk
+
+
+def test_a_ceiling_every_set_up_breaks_ends_the_sweep_with_none_left(tmp_path):
+    result = make(tmp_path=tmp_path, max_index_mb=1).run(checkpoint=False)
+    assert result["status"] == "none left" and result["finished"] and result["best_within_noise"] == []
+    assert PlantedRunner.answered == [] and result["evaluations_used"] == 0
