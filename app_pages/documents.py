@@ -63,6 +63,12 @@ if docs:
         st.caption(
             f"Index for config {which}: {len(store.documents)} documents, {len(store.chunks)} chunks "
             f"({widgets.config_summary(cfg)})"
+            + (
+                " · text only: BM25 alone reads no vectors, so nothing was embedded (the gauge embeds "
+                "the chunks a question retrieves)"
+                if store.dimension == 0
+                else ""
+            )
         )
     except RagkitError as e:
         st.error(str(e))
@@ -96,10 +102,14 @@ for i, d in enumerate(docs):
         from ragkit.ingestion.reading import page_ranges
 
         empty = f" · pages without text: {page_ranges(d.empty_pages)}"
+    indexed = store.documents.get(info.get("doc_id", "")) if store is not None else None
+    filtered = (indexed.meta if indexed is not None else {}).get("content_filter")
     c1.markdown(
         f"**{display_name(d.source)}** · {len(d.pages)} pages · {info.get('chunks', 0)} chunks · "
-        f"{d.n_tables} tables{empty}"
+        f"{d.n_tables} tables{empty}" + (f" · content filter {filtered}" if filtered else "")
     )
+    if filtered and (dropped := indexed.meta.get("content_filter_examples")):
+        c1.caption("Dropped, for example: " + " · ".join(f"“{x[:80]}”" for x in dropped))
     if pending == d.source:
         c1.warning(
             f"Delete {d.source!r} from the collection? Its chunks leave every index; this cannot be undone."

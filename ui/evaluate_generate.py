@@ -5,6 +5,7 @@ save the accepted ones with the collection for the Run and Sweep tabs."""
 from __future__ import annotations
 
 import html
+import os
 import time
 
 import pandas as pd
@@ -32,7 +33,7 @@ from ui import resources, state, widgets
 REPORT = "gen_report"  # the GenerationReport being reviewed, as a dict
 REVISION = "_gen_revision"  # how many review decisions were applied
 PICKED = "_gen_picked"  # the question under review
-RUNNING = ".generating"  # exists while a generation runs in this collection
+RUNNING = ".generating"  # exists while a generation runs in this collection; holds the server's pid
 
 
 def _llm():
@@ -79,7 +80,7 @@ def _run(collection, documents, method: str, n: int, mix: dict[str, float], seed
 
     running = questions_dir(collection) / RUNNING  # the rerun a "Stop" starts waits for it to go
     running.parent.mkdir(parents=True, exist_ok=True)
-    running.touch()
+    running.write_text(str(os.getpid()), encoding="utf-8")
     try:
         report = gen.run(n, progress)
     except RagkitError:
@@ -101,10 +102,20 @@ def _wait_for_stopped_run(collection, timeout_s: float = 60.0) -> None:
     """After "Stop", the interrupted run still critiques and keeps what it made (Streamlit starts this
     rerun without waiting for it): wait until it is done, so the set shows now."""
     running = questions_dir(collection) / RUNNING
+    if not _ours(running):
+        return  # left by a server that crashed mid-run, or another server's run: nothing here to wait for
     deadline = time.monotonic() + timeout_s
     with st.spinner("Stopping: keeping the questions made so far…"):
         while running.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
+
+
+def _ours(marker) -> bool:
+    """Whether the running-marker was written by this server process (a Stop only stops its runs)."""
+    try:
+        return marker.read_text(encoding="utf-8").strip() == str(os.getpid())
+    except OSError:
+        return False
 
 
 def _current(collection) -> GenerationReport | None:

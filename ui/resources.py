@@ -10,6 +10,7 @@ import streamlit as st
 
 from ragkit.index.collections import Collection
 from ragkit.index.embeddings import Embedder
+from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import chunker_for
 from ragkit.ingestion.parsing import ParseSettings
@@ -51,15 +52,20 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
     return IndexStore.open(path, model_id=model)
 
 
+def index_embedder(config: PipelineConfig):
+    """What the collection's index for ``config`` is embedded with: the config's model, or nothing when
+    its retrieval reads no vectors (BM25 alone: the index is text only, no model is loaded to build it)."""
+    return embedder(config.embedding_model) if needs_vectors(config) else TEXT_ONLY
+
+
 def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
     """Whether the collection's index for this config must be built or brought up to date first."""
-    emb = embedder(config.embedding_model)
-    return not collection.is_indexed(chunker_for(config), emb, ParseSettings.of(config))
+    return not collection.is_indexed(chunker_for(config), index_embedder(config), ParseSettings.of(config))
 
 
 def index(collection: Collection, config: PipelineConfig, progress=None) -> IndexStore:
     """The collection's index for ``config`` (built or synced first if documents changed)."""
-    emb = embedder(config.embedding_model)
+    emb = index_embedder(config)
     chunker = chunker_for(config)
     parse = ParseSettings.of(config)
     if not collection.is_indexed(chunker, emb, parse):
@@ -88,8 +94,8 @@ def _retriever(path: str, generation: int, settings_json: str):
     import json
 
     cfg = PipelineConfig.from_dict(json.loads(settings_json))
-    emb = embedder(cfg.embedding_model)
-    store = _index(path, generation, emb.model_id)  # model_id: aliases resolve to the canonical name
+    emb = embedder(cfg.embedding_model)  # BM25 over a text-only index: for the gauge's cosines
+    store = _index(path, generation, index_embedder(cfg).model_id)  # aliases resolve to the canonical name
     rr = reranker(cfg.rerank_model) if cfg.rerank else None
     return retriever_from_config(cfg, store, emb, rr)
 

@@ -27,6 +27,7 @@ from ragkit.evaluation.runners import (
     index_for,
 )
 from ragkit.index.embeddings import Embedder
+from ragkit.index.lexical import needs_vectors
 from ragkit.llms import key_for
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.rag import RagPipeline
@@ -53,8 +54,10 @@ class QuestionRunner:
     ) -> None:
         self.qset, self.config, self.judge = qset, config, judge
         self.judge2, self.judge_metrics, self.cite_decide = judge2, tuple(judge_metrics), cite_decide
-        store, self.emb = index_for(qset, config, embedders, index_root, progress)
-        self.index_bytes = index_bytes(store, True)  # the pipeline's gauge reads the chunk vectors
+        # over a collection, BM25 alone searches its text-only index (the gauge embeds what it retrieved)
+        vectors = needs_vectors(config) or qset.collection is None
+        store, self.emb = index_for(qset, config, embedders, index_root, progress, vectors)
+        self.index_bytes = index_bytes(store, vectors)
         if CHECK_MODEL not in embedders:
             embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
         self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)

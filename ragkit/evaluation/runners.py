@@ -24,7 +24,7 @@ from ragkit.evaluation.metrics import max_by_document, per_query_metrics
 from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.index.embeddings import Embedder
-from ragkit.index.lexical import needs_vectors
+from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.calibration import CalibrationMap
@@ -98,14 +98,17 @@ def index_for(
     vectors: bool = True,
 ) -> tuple[Any, Any]:
     """The index this config searches: the set's corpus (cached under ``index_root``; with
-    ``vectors=False`` chunks in memory, nothing embedded) or the collection's."""
+    ``vectors=False`` chunks in memory, nothing embedded) or the collection's (with ``vectors=False`` its
+    text-only index, as the app builds for BM25 alone)."""
     emb = _embedder(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
     if qset.documents is not None or qset.beir is not None:
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
         store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress, vectors=vectors)
     else:
-        store, _ = qset.collection.index(chunker, emb, progress, ParseSettings.of(config))
+        store, _ = qset.collection.index(
+            chunker, emb if vectors else TEXT_ONLY, progress, ParseSettings.of(config)
+        )
     return store, emb
 
 

@@ -312,7 +312,9 @@ class Collection:
         """The up-to-date index for this PDF parsing, chunker and model (built or synced as needed)."""
         settings = settings or ParseSettings()
         path = self.index_path(chunker, embedder, settings)
-        store, chunker = open_or_create(path, embedder, chunker, self.index_store(path))
+        # a text-only index (no vector components) keeps nothing in a vector store: local files
+        spec = self.index_store(path) if embedder.dimension else {"kind": "local"}
+        store, chunker = open_or_create(path, embedder, chunker, spec)
         docs = self.documents(settings, progress)
         report = sync_index(store, docs, chunker, embedder, progress)
         return store, report

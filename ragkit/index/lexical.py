@@ -1,11 +1,15 @@
-"""An index of chunks without vectors, for retrievers that read only the text (BM25): built in memory in
-the time it takes to chunk, with no embedding model loaded (issue 25: vectors only when something needs
-them). A dense retriever over it is an error that says so; nothing here is saved."""
+"""Indexes of chunks without vectors, for retrievers that read only the text (BM25), built with no
+embedding model loaded (issue 25: vectors only when something needs them): :class:`LexicalStore`, in
+memory in the time it takes to chunk (datasets), and :data:`TEXT_ONLY`, the embedder of a collection's
+saved index for BM25 alone (its vectors have no components). A dense retriever over either is an error
+that says so; the gauge embeds only the chunks a question retrieved."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from ragkit.core.errors import IndexStoreError
 from ragkit.core.types import Chunk, Document
@@ -33,3 +37,29 @@ def needs_vectors(config: Any) -> bool:
     """Whether a config's retrieval reads chunk vectors: every retriever but BM25 alone does (a reranker
     reads text, but its set-up expects a full index)."""
     return config.retriever != "bm25" or bool(config.rerank)
+
+
+class TextOnlyEmbedder:
+    """The embedder of an index that holds no vectors: every text becomes a vector with no components,
+    so the index machinery (generations, locks, the manifest, the per-file report) works unchanged and
+    nothing is embedded or loaded. Its ``model_id`` names the index as text-only."""
+
+    model_id = "none (text only)"
+    cache_key = "text-only"
+    dimension = 0
+    dtype = "float32"
+    new_embeddings = 0
+
+    def embed(self, texts: Sequence[str], progress: Any = None) -> np.ndarray:
+        return np.zeros((len(texts), 0), dtype=np.float32)
+
+    def embed_query(self, query: str) -> np.ndarray:
+        raise IndexStoreError("this index holds no vectors (built for a text-only retriever such as bm25)")
+
+
+TEXT_ONLY = TextOnlyEmbedder()
+
+
+def holds_no_vectors(store: Any) -> bool:
+    """Whether ``store`` was built without vectors (in memory for a dataset, or saved text-only)."""
+    return isinstance(store, LexicalStore) or getattr(store, "dimension", None) == 0

@@ -153,7 +153,8 @@ def filter_document(doc: Document, scorer: Scorer) -> tuple[Document, FilterRepo
         total.add(report)
         pages.append(replace(page, text=text))
     meta = {**doc.meta, "content_filter": f"removed {total.removed_chars} of "
-            f"{total.removed_chars + total.kept_chars} characters"}  # fmt: skip
+            f"{total.removed_chars + total.kept_chars} characters",
+            "content_filter_examples": list(total.examples)}  # fmt: skip
     return replace(doc, pages=tuple(pages), meta=meta), total
 
 

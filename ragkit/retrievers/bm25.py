@@ -25,6 +25,7 @@ from ragkit.core.errors import ConfigError
 from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
+from ragkit.index.lexical import holds_no_vectors
 from ragkit.index.store import IndexStore
 from ragkit.retrievers.analyzer import LANGUAGES, Analyzer
 from ragkit.retrievers.base import Timings, timed, top_indices
@@ -236,9 +237,17 @@ def _okapi_class():
 def cosines(
     store: IndexStore, embedder: Any | None, query: str, rows: list[int], timings: Timings | None
 ) -> list[float] | None:
-    """Query-chunk cosine for the given store rows (vectors are unit-norm), or None without an embedder."""
+    """Query-chunk cosine for the given store rows (vectors are unit-norm), or None without an embedder.
+    A store without vectors (indexed for BM25 alone) has only these rows' chunks embedded, now: the
+    gauge reads the same cosines as over an embedded index, and nothing else is embedded."""
     if embedder is None or not rows:
         return None
     with timed(timings, "embed_query"):
         q = embedder.embed_query(query)
-    return [float(x) for x in store.vectors_at(rows) @ q]
+    if holds_no_vectors(store):
+        chunks = store.chunks
+        with timed(timings, "embed_chunks"):
+            vectors = embedder.embed([chunks[r].text for r in rows])
+    else:
+        vectors = store.vectors_at(rows)
+    return [float(x) for x in vectors @ q]

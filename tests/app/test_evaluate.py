@@ -409,3 +409,17 @@ def test_generate_review_save_and_run_on_the_saved_set(app):
     assert not at.exception, at.exception
     result = at.session_state["eval_result"]
     assert result["questions"] == 5 and result["level"] == "passage"
+
+
+def test_a_running_marker_left_by_another_server_is_not_waited_for(tmp_path):
+    """Stop waits for this server's interrupted run only: a marker a crashed (or another) server left
+    behind names another process and is not waited on."""
+    from ui.evaluate_generate import _ours
+
+    marker = tmp_path / ".generating"
+    marker.write_text("999999999")
+    assert not _ours(marker)
+    marker.write_text(str(os.getpid()))
+    assert _ours(marker)
+    marker.unlink()
+    assert not _ours(marker)

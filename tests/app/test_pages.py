@@ -34,6 +34,10 @@ def test_documents_page_and_sidebar(app):
     assert app.session_state["configs"]["A"].chunker == "sentence"
     assert "Index for config A" in texts(app.caption) and "sentence" in texts(app.caption)
     assert any("Indexing for config A" in (getattr(s, "label", "") or "") for s in app.get("status"))
+    # BM25 alone reads no vectors: its index is text only, built without embedding anything
+    app.sidebar.selectbox(key="cfgA_retriever").set_value("bm25").run()
+    assert not app.exception, app.exception
+    assert "text only: BM25 alone reads no vectors, so nothing was embedded" in texts(app.caption)
 
 
 def test_ask_page_answers_with_citations_and_gauge(app):
@@ -302,3 +306,20 @@ def test_the_qdrant_url_field_shows_only_for_a_qdrant_server(app):
     app.sidebar.text_input[0].set_value("srv")
     next(b for b in app.sidebar.button if b.label == "Create").click().run()
     assert "a Qdrant server collection needs the server's URL" in texts(app.sidebar.error)
+
+
+def test_documents_page_says_what_the_content_filter_removed(app):
+    """With the content filter on, each web page in the list says how much text the filter removed and
+    shows some of it."""
+    import os
+
+    from tests.integration.test_web_pipeline import SHOP
+
+    c = Collection.create("shop", Path(os.environ["RAGKIT_INDEX_ROOT"]))
+    c.add_files([("kiln.html", SHOP)])
+    app.run()
+    app.sidebar.selectbox(key="collection").set_value("shop").run()
+    assert "content filter removed" not in texts(app.markdown)
+    app.sidebar.selectbox(key="cfgA_content_filter").set_value("heuristic").run()
+    assert not app.exception, app.exception
+    assert "content filter removed" in texts(app.markdown) and "BOOK NOW" in texts(app.caption)

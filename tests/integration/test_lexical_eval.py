@@ -54,3 +54,39 @@ def test_bm25_alone_evaluates_without_any_embedding(tmp_path, evaldata):
     result = json.loads((tmp_path / "s.json").read_text())
     assert len(result["candidates"]) == 2 and all(c["mean"] > 0 for c in result["candidates"])
     assert not cache.exists()
+
+
+def test_a_collection_indexed_for_bm25_alone_embeds_nothing_and_its_gauge_matches(tmp_path, embedder):
+    """A collection's index for BM25 alone is text only: built with no model, its vectors have no
+    components; over it the gauge embeds only the chunks a
+    question retrieved and reads the same cosines as over the embedded index; a dense config builds its
+    own embedded index beside it."""
+    import numpy as np
+
+    from ragkit.index.collections import Collection
+    from ragkit.index.lexical import TEXT_ONLY
+    from ragkit.ingestion.chunkers import chunker_for
+    from ragkit.pipeline.config import PipelineConfig
+    from ragkit.pipeline.rag import RagPipeline
+    from tests.integration.test_eval_run import DOCS
+
+    c = Collection.create("notes", tmp_path / "root")
+    assert not c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()]).failed
+    cfg = PipelineConfig(retriever="bm25", llm="extractive")
+    chunker = chunker_for(cfg)
+    text, _ = c.index(chunker, TEXT_ONLY)
+    assert text.dimension == 0 and text.vectors.shape == (len(text.chunks), 0) and len(text.chunks) >= 6
+    assert c.is_indexed(chunker, TEXT_ONLY) and not c.is_indexed(chunker, embedder)
+    assert text.path.name.endswith("text-only")
+
+    question = "Which hormone regulates blood glucose?"
+    over_text = RagPipeline(cfg, text, embedder).ask(question)
+    embedded, _ = c.index(chunker, embedder)
+    assert embedded.dimension == 384 and embedded.path != text.path
+    over_vectors = RagPipeline(cfg, embedded, embedder).ask(question)
+    hits_t, hits_v = over_text.hits, over_vectors.hits
+    assert [h.chunk.chunk_id for h in hits_t] == [h.chunk.chunk_id for h in hits_v]
+    assert np.allclose([h.cosine for h in hits_t], [h.cosine for h in hits_v], atol=1e-5)
+    assert over_text.confidence.value == pytest.approx(over_vectors.confidence.value, abs=1e-4)
+    assert "embed_chunks" in over_text.timings_ms and "embed_chunks" not in over_vectors.timings_ms
+    assert "Insulin" in over_text.text

@@ -94,6 +94,13 @@ def test_a_collection_compared_and_evaluated_with_and_without_the_filter(site, e
     text_off = " ".join(ch.text for ch in store_off.chunks)
     text_on = " ".join(ch.text for ch in store_on.chunks)
     assert "BOOK NOW" in text_off and "BOOK NOW" not in text_on and "twenty minutes" in text_on
+    # what the Documents page reports per page: how much the filter removed, with examples
+    kiln = store_on.documents[store_on.find_source("kiln.html")]
+    assert (
+        kiln.meta["content_filter"].startswith("removed ")
+        and "BOOK NOW" in kiln.meta["content_filter_examples"]
+    )
+    assert "content_filter" not in store_off.documents[store_off.find_source("kiln.html")].meta
     cmp = compare_question(
         RagPipeline(off, store_off, embedder),
         RagPipeline(on, store_on, embedder),
