@@ -19,6 +19,7 @@ from ragkit.evaluation.sweep import Sweep, list_sweeps, save_sweep
 from ragkit.evaluation.sweep_result import (
     index_mb_text,
     outcome,
+    p50_text,
     sweep_csv,
     sweep_markdown,
     table_order,
@@ -260,7 +261,7 @@ def show_sweep(result: dict[str, Any]) -> None:
             metric: c["mean"],
             "vs best (95 % CI)": vs_best_text(c),
             "questions": c["questions_evaluated"],
-            "p50 ms": round(c["latency_ms"]["p50"], 1),
+            "p50 ms": p50_text(c),
             "index MB": index_mb_text(c),
             "Pareto": c["config_hash"] in result["pareto"],
             "outcome": outcome(c),

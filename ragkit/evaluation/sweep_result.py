@@ -210,7 +210,7 @@ def sweep_csv(result: dict[str, Any]) -> str:
                 c["mean"],
                 c["questions_evaluated"],
                 c["dropped_after"] or "",
-                c["latency_ms"]["p50"],
+                c["latency_ms"]["p50"] if c["questions_evaluated"] else "",
                 "" if c.get("index_mb") is None else round(c["index_mb"], 3),
                 c["best_within_noise"],
                 _varied(c["varied"]),
@@ -229,11 +229,19 @@ def table_order(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def vs_best_text(candidate: dict[str, Any]) -> str:
-    """The candidate minus the best with its 95 % interval, or "best"."""
-    vs = candidate.get("vs_best") or {}
-    if not vs.get("n"):
+    """The candidate minus the best with its 95 % interval, "best", or "–" when the two share no
+    question (a set-up that left before answering any)."""
+    vs = candidate.get("vs_best")
+    if vs is None:
         return "best"
+    if not vs.get("n"):
+        return "–"
     return f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f} to {vs['ci_high']:+.4f})"
+
+
+def p50_text(candidate: dict[str, Any]) -> str:
+    """The median latency in ms, or "–" for a set-up that answered nothing."""
+    return f"{candidate['latency_ms']['p50']:.1f}" if candidate["questions_evaluated"] else "–"
 
 
 def index_mb_text(candidate: dict[str, Any]) -> str:
@@ -279,7 +287,7 @@ def sweep_markdown(result: dict[str, Any]) -> str:
     for c in table_order(result):
         lines.append(
             f"| {c['name']} | {_fmt(c['mean'])} | {c['questions_evaluated']} | "
-            f"{c['latency_ms']['p50']:.1f} | {index_mb_text(c)} | {vs_best_text(c)} | {outcome(c)} |"
+            f"{p50_text(c)} | {index_mb_text(c)} | {vs_best_text(c)} | {outcome(c)} |"
         )
     if result["merged_duplicates"]:
         lines += [

@@ -206,6 +206,9 @@ def test_an_index_size_ceiling_drops_set_ups_before_they_answer_anything(tmp_pat
     assert {n for n, _ in PlantedRunner.answered} == {"bm25 · bm25_k1=0.9", "bm25 · bm25_k1=1.2"}
     assert by_name["bm25 · bm25_k1=0.9"]["index_mb"] == 5.0
     assert result["settings"]["max_index_mb"] == 10 and "| index MB |" in sweep_markdown(result)
+    # a set-up that answered nothing has no latency and no difference to the best, not "best"
+    line = next(x for x in sweep_markdown(result).splitlines() if x.startswith("| dense |"))
+    assert line.startswith("| dense | – | 0 | – | 40.0 | – | dropped after 0 questions")
     # without a ceiling the sizes are reported all the same, and the ceiling is part of the sweep's identity
     assert make(tmp_path=tmp_path).key() != make(tmp_path=tmp_path, max_index_mb=10).key()
 
