@@ -40,7 +40,7 @@ def config_choices() -> dict[str, PipelineConfig]:
             out.setdefault(p.stem, PipelineConfig.load(p))
         except RagkitError:
             continue
-    return {k: replace(v, name=k) for k, v in out.items()}
+    return {k: replace(state.reachable(v), name=k) for k, v in out.items()}  # a saved file's URLs too
 
 
 def preset_picker() -> None:

@@ -8,6 +8,7 @@ prompt template); every other field gets the widget its declaration asks for.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from ragkit.core.errors import ConfigError, RagkitError
 from ragkit.core.options import Option
 from ragkit.index.collections import Collection, default_root, list_collections
 from ragkit.index.vectorstores import describe_store
+from ragkit.ingestion.netpolicy import FetchRefused, check_service_url
 from ragkit.llms import LLMS
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import GROUPS, OWNERS
@@ -97,6 +99,11 @@ def _new_collection() -> None:
 
                 if kind == "qdrant-server" and not uri.strip():
                     raise ConfigError("a Qdrant server collection needs the server's URL")
+                if uri.strip():
+                    try:  # the server connects there: a visitor may not point it inside the network
+                        check_service_url(uri.strip(), os.environ.get("QDRANT_URL"))
+                    except FetchRefused as e:
+                        raise ConfigError(f"Qdrant server URL {uri.strip()!r}: {e}") from None
                 spec = store_spec("qdrant", uri.strip() or None) if kind != "local" else None
                 Collection.create(new.strip(), store=spec)
                 st.session_state[state.PENDING_COLLECTION] = new.strip()
@@ -144,6 +151,8 @@ def pipeline_panel() -> None:
     error = st.session_state.pop(state.CONFIG_ERROR, None)
     if error:
         sb.error(error)
+    for note in st.session_state.pop(state.SERVICE_NOTES, []):
+        sb.error(note)
     configs.config_files(which)
 
 

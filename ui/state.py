@@ -8,13 +8,17 @@ config and change it only through their ``on_change`` callbacks (a user action),
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from typing import Any
 
 import streamlit as st
 
 from ragkit.app.workspace import Workspace
 from ragkit.index.collections import Collection
+from ragkit.ingestion.netpolicy import FetchRefused, check_service_url
 from ragkit.pipeline.config import PipelineConfig
+from ragkit.pipeline.fields import FIELDS
 
 COLLECTION = "collection"  # name of the active collection (the sidebar selectbox's key)
 PENDING_COLLECTION = "_pending_collection"  # set by "Create", applied before the selectbox exists
@@ -22,6 +26,7 @@ RESTORED_FOR = "_restored_for"  # the collection whose workspace this session ha
 CONFIGS = "configs"  # {"A": PipelineConfig, "B": PipelineConfig}
 SAVED_CONFIGS = "_saved_configs"  # what the workspace holds, to save only on a change
 CONFIG_ERROR = "_config_error"  # the last rejected sidebar change, shown once
+SERVICE_NOTES = "_service_notes"  # service URLs the fetch policy refused (the default is used), shown once
 EDITING = "editing"  # which config the sidebar edits
 PRESET_NOTES = "_preset_notes"  # what loading a preset swapped on this machine
 CHAT_ID = "chat_id"  # the chat shown on the Ask page
@@ -51,8 +56,28 @@ def config(which: str = "A") -> PipelineConfig:
 def set_config(which: str, cfg: PipelineConfig) -> None:
     """Replace config ``which`` and save both with the active collection (if it changed)."""
     init()
-    st.session_state[CONFIGS] = {**st.session_state[CONFIGS], which: cfg}
+    st.session_state[CONFIGS] = {**st.session_state[CONFIGS], which: reachable(cfg)}
     persist_configs()
+
+
+def reachable(cfg: PipelineConfig) -> PipelineConfig:
+    """``cfg`` with every service URL the fetch policy refuses (a visitor's value, not the server's own)
+    set back to the server's default, and a note saying so: whatever way a config arrives (the sidebar,
+    a file, a preset, a sweep, a saved workspace), the server never connects where its policy forbids."""
+    changes = {}
+    for name, option in FIELDS.items():
+        value = getattr(cfg, name, None)
+        if option.service_env is None or not value:
+            continue
+        try:
+            check_service_url(str(value), os.environ.get(option.service_env))
+        except FetchRefused as e:
+            changes[name] = None
+            notes = st.session_state.setdefault(SERVICE_NOTES, [])
+            notes.append(f"{option.label or name} {value!r} not used: {e}; the server's default is used.")
+    if not changes:
+        return cfg
+    return replace(cfg, **changes)
 
 
 def get(key: str, default: Any = None) -> Any:
@@ -100,7 +125,7 @@ def restore(name: str) -> None:
     ws = Workspace(Collection(name).path)
     saved = ws.configs()
     if {"A", "B"} <= saved.keys():
-        st.session_state[CONFIGS] = {"A": saved["A"], "B": saved["B"]}
+        st.session_state[CONFIGS] = {"A": reachable(saved["A"]), "B": reachable(saved["B"])}
         st.session_state[SAVED_CONFIGS] = dict(st.session_state[CONFIGS])
     else:
         st.session_state[SAVED_CONFIGS] = {}

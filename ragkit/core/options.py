@@ -101,6 +101,10 @@ class Option:
             (``generative``: a no-retrieval baseline or query expansion needs a language model).
         requires: the config field of a switch that must be on for this setting to matter (the sidebar
             hides it otherwise).
+        service_env: set for the URL or host of a service the server connects to (an LLM server, a
+            search engine): the environment variable its administrator sets it with. In the app a
+            visitor's value must be that one or pass the fetch policy (no server-side request forgery
+            through a settings field).
     """
 
     name: str
@@ -122,6 +126,7 @@ class Option:
     advanced: bool = False
     needs: str | None = None
     placeholder: str = ""
+    service_env: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

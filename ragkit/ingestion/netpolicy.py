@@ -148,6 +148,21 @@ class FetchPolicy:
         return infos
 
 
+def check_service_url(url: str, admin_value: str | None = None, policy: FetchPolicy | None = None) -> None:
+    """Raise :class:`FetchRefused` for the URL (or ``host:port``) of a service that a visitor typed,
+    unless it is the administrator's own (``admin_value``, from the environment) or every address its
+    host resolves to passes the policy. A service reached by an SDK is not pinned to the address checked
+    here, as page fetches are: the check refuses what is internal today, not a host whose DNS changes."""
+    if admin_value and url.strip().rstrip("/") == admin_value.strip().rstrip("/"):
+        return
+    policy = policy or FetchPolicy.from_env()
+    host, port = policy.check_url(url if "://" in url else f"http://{url}")
+    try:
+        policy.resolve(host.strip("[]"), port)
+    except OSError as e:
+        raise FetchRefused(f"{host} cannot be resolved ({e.strerror or e})") from None
+
+
 def _port(parts: Any) -> int:
     try:
         port = parts.port

@@ -24,7 +24,7 @@ class OllamaLLM:
         "a local Ollama server through the official SDK",
         options=(
             Option("host", "str?", None, field="ollama_host", flag="--ollama-host", blank_is_none=True,
-                   label="Ollama host", placeholder=DEFAULT_OLLAMA_HOST,
+                   service_env="OLLAMA_HOST", label="Ollama host", placeholder=DEFAULT_OLLAMA_HOST,
                    help="the Ollama server (default $OLLAMA_HOST or localhost:11434)"),
         ),
         generative=True,

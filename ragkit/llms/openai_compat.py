@@ -205,7 +205,7 @@ class OpenAILLM(ChatCompletionsLLM):
         "any OpenAI-compatible server (vLLM, llama.cpp server, LM Studio, OpenAI)",
         options=(
             Option("base_url", "str?", None, field="openai_base_url", flag="--base-url", blank_is_none=True,
-                   added_later=True, label="Server base URL",
+                   added_later=True, service_env="OPENAI_BASE_URL", label="Server base URL",
                    placeholder="http://127.0.0.1:8000/v1 (blank: OpenAI)",
                    help="openai: the server's base URL (vLLM, llama.cpp, LM Studio)"),
         ),

@@ -33,7 +33,7 @@ OPTIONS = (
            label="Answer from the web (SearXNG)",
            help="Search a SearXNG instance, fetch the top pages, and retrieve from them (cached by URL)."),
     Option("searxng_url", "str?", None, field="searxng_url", added_later=True, advanced=True,
-           requires="web_search", blank_is_none=True, label="SearXNG instance URL",
+           requires="web_search", blank_is_none=True, service_env="SEARXNG_URL", label="SearXNG instance URL",
            placeholder="http://127.0.0.1:8888 (or SEARXNG_URL)",
            help="the SearXNG instance (else SEARXNG_URL)"),
     Option("web_results", "int", 5, 1, 20, field="web_results", added_later=True, advanced=True,

@@ -323,3 +323,36 @@ def test_documents_page_says_what_the_content_filter_removed(app):
     app.sidebar.selectbox(key="cfgA_content_filter").set_value("heuristic").run()
     assert not app.exception, app.exception
     assert "content filter removed" in texts(app.markdown) and "BOOK NOW" in texts(app.caption)
+
+
+def test_service_urls_a_visitor_sets_are_held_to_the_fetch_policy(app, monkeypatch):
+    """A shared server connects where its settings say: a visitor's LLM-server or SearXNG URL that the
+    fetch policy refuses (cloud metadata, the intranet) is not used, from the sidebar or from a saved
+    workspace, and the sidebar says why; the administrator's own URL is kept."""
+    monkeypatch.setenv("RAGKIT_FETCH_ALLOW", "")  # a server that opened nothing
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://10.0.0.5/v1")  # the administrator's server
+    app.run()
+    app.sidebar.selectbox(key="cfgA_llm").set_value("openai").run()
+    app.sidebar.text_input(key="cfgA_openai_base_url").set_value("http://169.254.169.254/v1").run()
+    assert not app.exception, app.exception
+    said = texts(app.sidebar.error)
+    assert "Server base URL 'http://169.254.169.254/v1' not used" in said and "link-local" in said
+    assert app.session_state["configs"]["A"].openai_base_url is None
+    app.sidebar.text_input(key="cfgA_openai_base_url").set_value("http://10.0.0.5/v1").run()
+    assert app.session_state["configs"]["A"].openai_base_url == "http://10.0.0.5/v1"
+    assert not app.sidebar.error
+    # a workspace saved with an intranet SearXNG: a new session does not use it, and says so
+    from ragkit.pipeline.config import PipelineConfig
+
+    ws = Workspace(Collection("papers").path)
+    ws.save_configs(
+        {
+            "A": PipelineConfig(name="A"),
+            "B": PipelineConfig(name="B", web_search=True, searxng_url="http://10.1.2.3"),
+        }
+    )
+    again = make_app()
+    again.run()
+    assert not again.exception, again.exception
+    assert again.session_state["configs"]["B"].searxng_url is None
+    assert "SearXNG instance URL 'http://10.1.2.3' not used" in texts(again.sidebar.error)

@@ -152,3 +152,30 @@ def test_searxng_is_opened_as_a_host_but_not_the_pages_it_returns(monkeypatch, p
         docs, errors = fetch_pages(results, budget_s=5, cache=None)
     assert docs == [] and "loopback" in errors[0]["error"] and errors[0]["url"] == results[0].url
     assert pages.requests.count("/notes.txt") == before
+
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("http://169.254.169.254/latest/meta-data", "link-local"),
+        ("http://10.0.0.5:11434", "private"),
+        ("localhost:11434", "loopback"),  # a bare host:port, as Ollama hosts are written
+        ("http://[::1]:8000/v1", "loopback"),
+        ("http://[::ffff:127.0.0.1]:8000/v1", "loopback"),
+        ("file:///etc/passwd", "only http and https"),
+        ("http://no-such-host.invalid/v1", "cannot be resolved"),
+    ],
+)
+def test_a_service_url_a_visitor_types_is_held_to_the_policy(url, says):
+    from ragkit.ingestion.netpolicy import FetchRefused, check_service_url
+
+    with pytest.raises(FetchRefused, match=says):
+        check_service_url(url, None, CLOSED)
+
+
+def test_the_administrators_own_service_url_and_opened_hosts_pass():
+    from ragkit.ingestion.netpolicy import check_service_url
+
+    check_service_url("http://10.0.0.5:11434/", "http://10.0.0.5:11434", CLOSED)  # the server's own value
+    check_service_url("http://93.184.216.34/v1", None, CLOSED)  # a public address
+    check_service_url("127.0.0.1:11434", None, FetchPolicy((Allowed.parse("127.0.0.1"),)))
