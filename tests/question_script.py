@@ -117,6 +117,8 @@ def _generic(passage: str) -> tuple[str, str, str]:
 def reply_for(prompt: str, faulty: bool = False) -> str:
     """The reply a model would give to one of ragkit's question prompts (any other prompt, e.g. a
     grounded answer, gets a plain cited sentence)."""
+    if "state the answer to the question" in prompt:
+        return absence_reply(prompt)
     passages = _passages(prompt)
     if not passages:
         return "The documents say so [1]."
@@ -132,6 +134,8 @@ def reply_for(prompt: str, faulty: bool = False) -> str:
             }
         )
     if "does NOT answer" in prompt:
+        if faulty and marker == "Typewriter patents":  # answered by the other typewriter passage
+            return json.dumps({"question": "In which year was the first successful typewriter patented?"})
         return json.dumps({"question": f"What did the {marker.lower()} cost to build in 1850?"})
     fault = FAULTY.get(marker) if faulty else None
     if fault == "not json":
@@ -156,3 +160,15 @@ def responder(faulty: bool = False):
         return reply_for(body["messages"][-1]["content"], faulty)
 
     return respond
+
+
+def absence_reply(prompt: str) -> str:
+    """The check of an unanswerable question: a passage answers it when one of its sentences holds
+    every word of five letters or more of the question but "which" (a transparent rule, not a model)."""
+    question = re.search(r"Question: (.*)\n", prompt).group(1)
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{5,}", question)} - {"which"}
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt.split("Passage [1]", 1)[-1]):
+        have = {w.lower() for w in re.findall(r"[A-Za-z]{5,}", sentence)}
+        if words and words <= have and "Reply with" not in sentence:
+            return json.dumps({"answered": True, "evidence": sentence.strip()})
+    return json.dumps({"answered": False, "evidence": ""})

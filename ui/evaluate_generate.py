@@ -248,7 +248,8 @@ def generate_tab(collection) -> None:
         est = estimate(n, method, mix)
         st.info(
             f"{est['llm_calls']} calls to config A's backend ({cfg.llm} {cfg.llm_model or ''}), about "
-            f"{est['tokens']:,} tokens; replies already generated for the same passage and prompt are reused."
+            f"{est['tokens']:,} tokens (one per question, one more per unanswerable question to check that "
+            "the collection does not answer it); replies already generated for the same prompt are reused."
         )
     go, stop = st.columns([1, 1])
     start = go.button("Generate", type="primary", key="gen_start")

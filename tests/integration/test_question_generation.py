@@ -10,7 +10,9 @@ import pytest
 
 from ragkit.evaluation.citations_check import CHECK_MODEL
 from ragkit.evaluation.questiongen import QuestionGenerator, question_file, save_question_set
+from ragkit.evaluation.questiongen.absence import ANSWERED
 from ragkit.evaluation.questiongen.critique import COPIES, DUPLICATE, NOT_STANDALONE, UNSUPPORTED
+from ragkit.evaluation.questiongen.generator import estimate
 from ragkit.evaluation.questiongen.llm import NOT_JSON
 from ragkit.evaluation.questionsets import load_question_set
 from ragkit.index.collections import Collection
@@ -49,7 +51,8 @@ def test_every_type_through_the_groq_sdk_and_the_file_it_saves(collection, embed
         llm = GroqLLM(model="llama-3.1-8b-instant", api_key=KEY, base_url=srv.url)
         mix = {"factual": 1, "why": 1, "two_passage": 1, "unanswerable": 1}
         report = QuestionGenerator(docs, "llm", llm=llm, embedder=embedder, mix=mix).run(6)
-        assert len(srv.requests) == 6 and report.calls == 6
+        checks = sum(q.absent for q in report.questions)  # each unanswerable one is checked: one more call
+        assert checks == 1 and len(srv.requests) == 7 and report.calls == 7
         assert all(r["auth"] == f"Bearer {KEY}" for r in srv.requests)
     assert report.failures == {}
     by_type = {q.qtype: q for q in report.questions}
@@ -94,6 +97,28 @@ def test_failed_replies_and_each_critique_reason(collection, embedder):
     }  # fmt: skip
 
 
+def test_an_unanswerable_question_the_collection_answers_is_rejected(collection, embedder):
+    """The writer saw one typewriter paragraph and asked what the other one answers: the check shows the
+    collection's closest passages to the same backend, which quotes the answer; the question is
+    rejected with where it is answered. Questions the collection does not answer are kept."""
+    docs = collection.documents()
+    with FakeGroq() as srv:
+        srv.responder = responder(faulty=True)
+        llm = GroqLLM(api_key=KEY, base_url=srv.url)
+        report = QuestionGenerator(docs, "llm", llm=llm, embedder=embedder, mix={"unanswerable": 1}).run(6)
+        checks = [r for r in srv.requests if "state the answer to the question" in str(r["body"])]
+    assert len(checks) == 6 and report.calls == 12
+    answered = [q for q in report.questions if q.reason.startswith(ANSWERED)]
+    assert [q.question for q in answered] == ["In which year was the first successful typewriter patented?"]
+    assert (
+        "typewriter.txt, page 1" in answered[0].reason
+        and "patented by Christopher Latham" in answered[0].reason
+    )
+    kept = [q for q in report.questions if q.status == "accepted"]
+    assert len(kept) == 5 and all(q.absent and "cost to build in 1850" in q.question for q in kept)
+    assert estimate(6, "llm", {"unanswerable": 1})["llm_calls"] == 12
+
+
 def test_replies_are_cached_for_a_rerun_and_a_larger_set(collection, embedder, tmp_path):
     docs, cache = collection.documents(), tmp_path / "cache.jsonl"
     with FakeGroq(valid_key=None) as srv:
@@ -103,16 +128,16 @@ def test_replies_are_cached_for_a_rerun_and_a_larger_set(collection, embedder, t
         def run(n):
             return QuestionGenerator(docs, "llm", llm=llm, embedder=embedder, cache_path=cache).run(n)
 
-        first = run(4)
-        assert first.calls == 4 and len(srv.requests) == 4
-        again = run(4)  # a re-run: every reply comes from the cache
-        assert again.calls == 0 and again.cached == 4 and len(srv.requests) == 4
+        first = run(4)  # four questions, one of them unanswerable: its absence check is a fifth call
+        assert first.calls == 5 and len(srv.requests) == 5
+        again = run(4)  # a re-run: every reply, the check's too, comes from the cache
+        assert again.calls == 0 and again.cached == 5 and len(srv.requests) == 5
         assert [q.to_dict() for q in again.questions] == [q.to_dict() for q in first.questions]
-        larger = run(6)  # the first four passages are the same: two new calls
-        assert larger.calls == 2 and larger.cached == 4 and len(srv.requests) == 6
+        larger = run(6)  # the first four passages are the same: two new calls (both factual)
+        assert larger.calls == 2 and larger.cached == 5 and len(srv.requests) == 7
         other = OpenAILLM(model="another-model", base_url=f"{srv.url}/v1")
         QuestionGenerator(docs, "llm", llm=other, embedder=embedder, cache_path=cache).run(2)
-        assert len(srv.requests) == 8  # another model is another cache key
+        assert len(srv.requests) == 9  # another model is another cache key
 
 
 def test_cancelling_keeps_what_was_made(collection, embedder, tmp_path):
@@ -132,7 +157,7 @@ def test_cancelling_keeps_what_was_made(collection, embedder, tmp_path):
         assert report.status == "cancelled" and len(report.questions) == 2 and len(srv.requests) == 2
         assert len(cache.read_text().splitlines()) == 2  # the replies paid for are kept
         resumed = QuestionGenerator(docs, "llm", llm=llm, embedder=embedder, cache_path=cache).run(6)
-        assert resumed.cached == 2 and resumed.calls == 4
+        assert resumed.cached == 2 and resumed.calls == 5  # four questions and one absence check
 
 
 def test_a_backend_that_is_down_stops_the_run_with_the_reason(collection, embedder):

@@ -172,3 +172,32 @@ def test_question_files_with_evidence_spans_round_trip_and_are_checked():
     assert csv_text.splitlines()[0] == "id,question,gold_answer,relevant_sources,evidence,type,generator"
     again = parse_question_file(csv_text, "gen.csv")  # quotes, located again over the collection
     assert again[0].quotes == (text,) and again[1].absent
+
+
+def test_the_absence_check_reads_its_reply_strictly():
+    """An unanswerable question is kept only on a parsed "not answered"; answered (quoted or not) and
+    unparsable replies reject it, naming why."""
+    from ragkit.evaluation.questiongen.absence import ANSWERED, UNCHECKED, closest, verdict
+    from ragkit.evaluation.questiongen.offline import IdfTable
+    from ragkit.evaluation.questiongen.passages import Passage
+    from ragkit.evaluation.questiongen.records import GeneratedQuestion
+    from ragkit.retrievers.analyzer import Analyzer
+
+    pool = [
+        Passage("a.txt", 1, 0, 60, "The kiln holds cone 10 for twenty minutes at the end of firing."),
+        Passage("b.txt", 2, 0, 50, "Honey bees dance to show where the flowers are."),
+    ]
+    q = GeneratedQuestion(
+        "How long does the kiln hold cone 10?", "no answer", "unanswerable", (), (), (), "t"
+    )
+    shown = closest(q.question, pool, IdfTable(pool, Analyzer()))
+    assert [p.source for p in shown] == ["a.txt"]  # no shared term with the bees: not shown
+    assert verdict('{"answered": false, "evidence": ""}', q, shown) == q
+    quoted = verdict(
+        '```json\n{"answered": true, "evidence": "holds cone 10 for twenty minutes"}\n```', q, shown
+    )
+    assert quoted.status == "rejected" and quoted.reason.startswith(f"{ANSWERED}: a.txt, page 1: “holds cone")
+    unquoted = verdict('{"answered": true, "evidence": "forty minutes"}', q, shown)
+    assert unquoted.reason == f"{ANSWERED} (by the checker; its quote is not in the passages shown)"
+    for reply in ("Yes, it is answered.", '{"answered": "yes"}', "[true]"):
+        assert verdict(reply, q, shown).reason == UNCHECKED

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.core.errors import RagkitError
+from ragkit.evaluation.questiongen import absence, offline
 from ragkit.evaluation.questiongen import llm as llm_gen
-from ragkit.evaluation.questiongen import offline
 from ragkit.evaluation.questiongen.critique import critique
 from ragkit.evaluation.questiongen.passages import Passage, cut_passages, partner, sample_passages
 from ragkit.evaluation.questiongen.records import TYPES, GenerationReport
@@ -55,8 +55,9 @@ def plan_types(n: int, mix: Mapping[str, float]) -> list[str]:
 
 
 def estimate(n: int, method: str, mix: Mapping[str, float] | None = None) -> dict[str, int]:
-    """LLM calls and tokens before starting: one call per question; a prompt's tokens are its template
-    plus one passage (two for two-passage questions) at about four characters a token."""
+    """LLM calls and tokens before starting: one call per question, and one more per unanswerable
+    question (the check that the collection does not answer it); a prompt's tokens are its template plus
+    its passages (two for two-passage questions, four for the check) at about four characters a token."""
     if method != "llm":
         return {"llm_calls": 0, "tokens": 0}
     types = plan_types(n, mix or DEFAULT_MIX)
@@ -67,7 +68,11 @@ def estimate(n: int, method: str, mix: Mapping[str, float] | None = None) -> dic
         + llm_gen.REPLY_TOKENS
         for t in types
     )
-    return {"llm_calls": n, "tokens": tokens}
+    checks = types.count("unanswerable")
+    tokens += checks * (
+        len(absence.ABSENCE_PROMPT) // 4 + passage_tokens * absence.CHECK_PASSAGES + absence.CHECK_TOKENS
+    )
+    return {"llm_calls": n + checks, "tokens": tokens}
 
 
 class ReplyCache:
@@ -192,6 +197,9 @@ class QuestionGenerator:
                 else []
             )
         ]
+        if "unanswerable" in types:  # the check searches every passage of the collection
+            self._all = [p for ps in self._per_doc.values() for p in ps]
+            self._absence_idf = offline.IdfTable(self._all, analyzer)
         name, errors = llm_gen.generator_name(self.llm), 0
         for i, (p, qtype) in enumerate(zip(passages, types, strict=True)):
             if stop is not None and stop():
@@ -219,25 +227,42 @@ class QuestionGenerator:
         if qtype == "two_passage" and other is None:
             report.fail("no second passage shares its topic", p.text)
             return errors
-        key = cache_key(qtype, p, other, self.llm)
-        reply = self.cache.get(key)
-        if reply is None:
+        try:
+            reply = self._ask(
+                cache_key(qtype, p, other, self.llm), llm_gen.request_for(qtype, p, other), report
+            )
+        except RagkitError as e:
+            report.fail(llm_gen.LLM_ERROR, str(e))
+            return errors + 1
+        try:
+            q = llm_gen.question_from_reply(reply, qtype, p, other, name)
+        except llm_gen.ReplyError as e:
+            report.fail(e.reason, e.reply)
+            return 0
+        if q.absent:
+            shown = absence.closest(q.question, self._all, self._absence_idf)
             try:
-                gen = self.llm.generate(llm_gen.request_for(qtype, p, other))
+                check = self._ask(
+                    absence.cache_key(q.question, shown, self.llm), absence.request(q.question, shown), report
+                )
             except RagkitError as e:
                 report.fail(llm_gen.LLM_ERROR, str(e))
                 return errors + 1
-            reply = gen.text
-            report.calls += 1
-            report.tokens += (gen.prompt_tokens or 0) + (gen.completion_tokens or 0)
-            self.cache.put(key, reply)
-        else:
-            report.cached += 1
-        try:
-            report.questions.append(llm_gen.question_from_reply(reply, qtype, p, other, name))
-        except llm_gen.ReplyError as e:
-            report.fail(e.reason, e.reply)
+            q = absence.verdict(check, q, shown)
+        report.questions.append(q)
         return 0
+
+    def _ask(self, key: str, request: Any, report: GenerationReport) -> str:
+        """A reply from the cache, or from the backend (cached as it arrives; calls and tokens counted)."""
+        reply = self.cache.get(key)
+        if reply is not None:
+            report.cached += 1
+            return reply
+        gen = self.llm.generate(request)
+        report.calls += 1
+        report.tokens += (gen.prompt_tokens or 0) + (gen.completion_tokens or 0)
+        self.cache.put(key, gen.text)
+        return gen.text
 
 
 def measured_agreement(method: str) -> str:

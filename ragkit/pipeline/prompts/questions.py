@@ -42,6 +42,22 @@ QUESTION_PROMPTS = {
 }
 
 
+#: asked once per "unanswerable" question: do the collection's closest passages answer it after all?
+ABSENCE_PROMPT = (
+    "Does any of the passages below state the answer to the question? Judge only from the passages.\n\n"
+    "Question: {question}\n\n{passages}\n\n"
+    'Reply with one JSON object and nothing else: {{"answered": true or false, "evidence": "<the '
+    'sentence that answers it, copied exactly, or an empty string>"}}'
+)
+
+
+def absence_prompt(question: str, passages: list[tuple[str, int, str]]) -> str:
+    """The check of one unanswerable question against ``(source, page, text)`` passages."""
+    listed = "\n\n".join(f"Passage [{i}] ({src}, page {page}):\n{text}" for i, (src, page, text) in
+                          enumerate(passages, 1))  # fmt: skip
+    return ABSENCE_PROMPT.format(question=question, passages=listed)
+
+
 def question_prompt_hash(qtype: str) -> str:
     """The cache and the question file record which prompt wrote a question."""
     return hashlib.sha256(QUESTION_PROMPTS[qtype].encode()).hexdigest()[:12]
