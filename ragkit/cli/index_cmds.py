@@ -171,7 +171,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"index      {args.index}")
     print(f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')})")
     print(f"chunker    {ch['name']}({params})")
-    print(f"vectors    {describe_store(m.get('store'))}")
+    text_only = m["embedding"]["dimension"] == 0
+    print(f"vectors    {'none: text only, for BM25 alone' if text_only else describe_store(m.get('store'))}")
     print(f"documents  {m['counts']['documents']}    chunks {m['counts']['chunks']}")
     print(f"updated    {m['updated_at']} (ragkit {m['ragkit_version']}, schema {m['schema_version']})")
     for d in m["documents"]:

@@ -60,6 +60,19 @@ class TextOnlyEmbedder:
 TEXT_ONLY = TextOnlyEmbedder()
 
 
+def text_only_error(path: Any, retriever: str) -> IndexStoreError:
+    """What searching a text-only index with a retriever that reads vectors is."""
+    return IndexStoreError(
+        f"index {path} is text only (built for BM25 alone): it holds no vectors for the {retriever} "
+        "retriever; search it with --retriever bm25, or use the collection's embedded index"
+    )
+
+
+def is_text_only(manifest: dict[str, Any]) -> bool:
+    """Whether an index's manifest says it holds no vectors."""
+    return manifest["embedding"]["dimension"] == 0
+
+
 def holds_no_vectors(store: Any) -> bool:
     """Whether ``store`` was built without vectors (in memory for a dataset, or saved text-only)."""
     return isinstance(store, LexicalStore) or getattr(store, "dimension", None) == 0

@@ -90,3 +90,27 @@ def test_a_collection_indexed_for_bm25_alone_embeds_nothing_and_its_gauge_matche
     assert over_text.confidence.value == pytest.approx(over_vectors.confidence.value, abs=1e-4)
     assert "embed_chunks" in over_text.timings_ms and "embed_chunks" not in over_vectors.timings_ms
     assert "Insulin" in over_text.text
+
+
+def test_the_cli_on_a_collections_text_only_index(tmp_path):
+    """`info`, `search` and `ask` on a text-only index: BM25 answers (the gauge embeds with the default
+    model), a dense retriever is an error that says why, `info` says it holds no vectors."""
+    from ragkit.index.collections import Collection
+    from ragkit.index.lexical import TEXT_ONLY
+    from ragkit.ingestion.chunkers import SlidingChunker
+    from tests.integration.test_eval_run import DOCS
+
+    c = Collection.create("notes", tmp_path / "root")
+    c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    store, _ = c.index(SlidingChunker(), TEXT_ONLY)
+    index = str(store.path)
+    info = run_ragkit("info", "--index", index)
+    assert info.returncode == 0 and "vectors    none: text only, for BM25 alone" in info.stdout
+    ask = run_ragkit("ask", "--index", index, "--retriever", "bm25", "--llm", "extractive", "--json",
+                     "Which hormone regulates blood glucose?")  # fmt: skip
+    assert ask.returncode == 0, ask.stderr
+    answer = json.loads(ask.stdout)
+    assert "Insulin" in answer["answer"] and answer["confidence"]["value"] > 0
+    assert "embed_chunks" in answer["timings_ms"]
+    dense = run_ragkit("search", "--index", index, "--retriever", "dense", "blood glucose")
+    assert dense.returncode != 0 and "is text only (built for BM25 alone)" in dense.stderr
