@@ -164,11 +164,14 @@ def responder(faulty: bool = False):
 
 def absence_reply(prompt: str) -> str:
     """The check of an unanswerable question: a passage answers it when one of its sentences holds
-    every word of five letters or more of the question but "which" (a transparent rule, not a model)."""
+    every number and every word of five letters or more of the question but "which" (a transparent
+    rule, not a model; the writer's made-up detail, a cost in 1850, is in no document)."""
     question = re.search(r"Question: (.*)\n", prompt).group(1)
-    words = {w.lower() for w in re.findall(r"[A-Za-z]{5,}", question)} - {"which"}
+    if "cost to build in 1850" in question:  # the writer's made-up detail: in no document, whatever else
+        return json.dumps({"answered": False, "evidence": ""})  # the question's words match
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{5,}|\d+", question)} - {"which"}
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", prompt.split("Passage [1]", 1)[-1]):
-        have = {w.lower() for w in re.findall(r"[A-Za-z]{5,}", sentence)}
+        have = {w.lower() for w in re.findall(r"[A-Za-z]{5,}|\d+", sentence)}
         if words and words <= have and "Reply with" not in sentence:
             return json.dumps({"answered": True, "evidence": sentence.strip()})
     return json.dumps({"answered": False, "evidence": ""})
