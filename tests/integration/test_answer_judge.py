@@ -6,6 +6,7 @@ run; calibration fitted from a run, stored in the config and applied to the gaug
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -114,12 +115,10 @@ def test_eval_run_with_two_judges_citations_and_agreement(tmp_path, embedder):
     """A run over a collection with a Groq judge (every 7th reply malformed) and a well-behaved Ollama
     second judge: metrics per config with paired CIs, parse failures counted and warned, the judge's
     model and prompts stamped, agreement reported, citation precision/recall per answer."""
-    from ragkit.index.collections import Collection
     from ragkit.llms.groq import GroqLLM
     from ragkit.llms.ollama import OllamaLLM
 
-    c = Collection.create("tiny", tmp_path / "root")
-    c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    c = tiny_collection(tmp_path)
     qset = load_question_set(text=csv_set(), filename="mine.csv", collection=c)
     a = PipelineConfig(name="bm25", retriever="bm25", confidence_threshold=0.0)
     b = PipelineConfig(name="dense", retriever="dense", confidence_threshold=0.0)
@@ -166,13 +165,9 @@ def test_eval_run_with_two_judges_citations_and_agreement(tmp_path, embedder):
 def test_cli_judge_run_calibrate_and_calibrated_gauge(tmp_path, monkeypatch, embedder):
     """``eval run --judge groq`` (key and base URL from the environment, never on disk), then ``ragkit
     calibrate`` on the saved JSON, then a pipeline from the calibrated config shows a calibrated gauge."""
-    from ragkit.index.collections import Collection
     from ragkit.pipeline.rag import RagPipeline
 
-    key = "gsk_judge_secret_0123456789"
-    root = tmp_path / "root"
-    c = Collection.create("tiny", root)
-    c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    c = tiny_collection(tmp_path)
     qs = tmp_path / "q.csv"
     # more questions for the calibration: each of the six facts asked three ways, plus absent ones
     rows = ["question,gold_answer"]
@@ -184,33 +179,10 @@ def test_cli_judge_run_calibrate_and_calibrated_gauge(tmp_path, monkeypatch, emb
     cfg = tmp_path / "bm25.json"
     cfg.write_text(PipelineConfig(name="bm25", retriever="bm25").to_json())
     out = tmp_path / "run.json"
-    with FakeGroq(valid_key=key) as g:
-        g.responder = judge_script.responder()
-        r = run_ragkit(
-            "eval",
-            "run",
-            "--dataset",
-            str(qs),
-            "--collection",
-            "tiny",
-            "--config",
-            str(cfg),
-            "--judge",
-            "groq",
-            "--judge-model",
-            "judge-8b",
-            "--metrics",
-            "faithfulness,simpleqa",
-            "--json",
-            str(out),
-            "--index-root",
-            str(tmp_path / "eval"),
-            GROQ_BASE_URL=g.url,
-            GROQ_API_KEY=key,
-            RAGKIT_INDEX_ROOT=str(root),
-        )
-    assert r.returncode == 0, r.stderr
-    assert key not in out.read_text() and key not in r.stdout + r.stderr
+    r, _ = run_with_groq_judge(
+        tmp_path, "eval", "run", "--dataset", str(qs), "--config", str(cfg),
+        "--metrics", "faithfulness,simpleqa", "--json", str(out),
+    )  # fmt: skip
     result = json.loads(out.read_text())
     conf = result["configs"][0]
     assert conf["models"]["judge"] == "groq:judge-8b" and "faithfulness" in conf["metrics"]
@@ -260,44 +232,16 @@ def test_cli_sweep_optimises_a_judge_metric_through_the_groq_sdk(tmp_path):
     """``ragkit sweep --metric faithfulness --judge groq``: every set-up's answers graded by the judge
     through the real SDK (key from the environment, never written), the judge's calls counted up front,
     each set-up's index size reported."""
-    from ragkit.index.collections import Collection
-
-    key = "gsk_sweep_secret_0123456789"
-    root = tmp_path / "root"
-    c = Collection.create("tiny", root)
-    c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    tiny_collection(tmp_path)
     qs = tmp_path / "q.csv"
     qs.write_text(csv_set())
     grid = tmp_path / "grid.json"
     grid.write_text(json.dumps({"base": {"top_k": 2}, "vary": {"retriever": ["bm25", "dense"]}}))
     out = tmp_path / "sweep.json"
-    with FakeGroq(valid_key=key) as g:
-        g.responder = judge_script.responder()
-        r = run_ragkit(
-            "sweep",
-            "--questions",
-            str(qs),
-            "--collection",
-            "tiny",
-            "--grid",
-            str(grid),
-            "--metric",
-            "faithfulness",
-            "--judge",
-            "groq",
-            "--judge-model",
-            "judge-8b",
-            "--json",
-            str(out),
-            "--index-root",
-            str(tmp_path / "eval"),
-            GROQ_BASE_URL=g.url,
-            GROQ_API_KEY=key,
-            RAGKIT_INDEX_ROOT=str(root),
-        )
-        judged = len(g.requests)
-    assert r.returncode == 0, r.stderr
-    assert key not in out.read_text() and key not in r.stdout + r.stderr
+    r, judged = run_with_groq_judge(
+        tmp_path, "sweep", "--questions", str(qs), "--grid", str(grid), "--metric", "faithfulness",
+        "--json", str(out),
+    )  # fmt: skip
     assert "at most 24 judge calls (groq:judge-8b grading faithfulness)" in r.stderr  # 2 set-ups × 6 × 2
     result = json.loads(out.read_text())
     assert result["metric"] == "faithfulness" and result["settings"]["judge"] == "groq:judge-8b"
@@ -308,3 +252,33 @@ def test_cli_sweep_optimises_a_judge_metric_through_the_groq_sdk(tmp_path):
     # BM25 alone reads the collection's text-only index: the same texts, without the 384 float32s a chunk
     sizes = {cand["config"]["retriever"]: round(cand["index_mb"] * 1e6) for cand in result["candidates"]}
     assert 0 < sizes["bm25"] < sizes["dense"] and (sizes["dense"] - sizes["bm25"]) % (384 * 4) == 0
+
+
+JUDGE_KEY = "gsk_judge_secret_0123456789"
+
+
+def tiny_collection(tmp_path):
+    """The collection "tiny" (the six DOCS) under ``tmp_path/root``."""
+    from ragkit.index.collections import Collection
+
+    c = Collection.create("tiny", tmp_path / "root")
+    c.add_files([(f"{k}.txt", f"{t}\n\n{x}".encode()) for k, (t, x) in DOCS.items()])
+    return c
+
+
+def run_with_groq_judge(tmp_path, *args: str):
+    """``ragkit *args`` over "tiny" with a scripted Groq judge ``groq:judge-8b`` whose key and URL come
+    from the environment; the command succeeded and its output and ``--json`` file hold no key.
+    Returns the process and the judge's request count."""
+    with FakeGroq(valid_key=JUDGE_KEY) as g:
+        g.responder = judge_script.responder()
+        r = run_ragkit(
+            *args, "--collection", "tiny", "--judge", "groq", "--judge-model", "judge-8b",
+            "--index-root", str(tmp_path / "eval"),
+            GROQ_BASE_URL=g.url, GROQ_API_KEY=JUDGE_KEY, RAGKIT_INDEX_ROOT=str(tmp_path / "root"),
+        )  # fmt: skip
+        judged = len(g.requests)
+    assert r.returncode == 0, r.stderr
+    out = Path(args[args.index("--json") + 1])
+    assert JUDGE_KEY not in out.read_text() and JUDGE_KEY not in r.stdout + r.stderr
+    return r, judged
