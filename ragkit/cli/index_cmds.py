@@ -158,6 +158,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    from ragkit.index.lexical import is_text_only
     from ragkit.index.manifest import read_manifest
     from ragkit.index.vectorstores import describe_store
 
@@ -171,7 +172,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"index      {args.index}")
     print(f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')})")
     print(f"chunker    {ch['name']}({params})")
-    text_only = m["embedding"]["dimension"] == 0
+    text_only = is_text_only(m)
     print(f"vectors    {'none: text only, for BM25 alone' if text_only else describe_store(m.get('store'))}")
     print(f"documents  {m['counts']['documents']}    chunks {m['counts']['chunks']}")
     print(f"updated    {m['updated_at']} (ragkit {m['ragkit_version']}, schema {m['schema_version']})")

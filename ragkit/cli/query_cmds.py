@@ -72,7 +72,7 @@ def retrieval_summary(config: Any) -> dict[str, Any]:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from ragkit.index.lexical import TEXT_ONLY, is_text_only, needs_vectors, text_only_error
+    from ragkit.index.lexical import is_text_only, needs_vectors, open_text_only
     from ragkit.index.manifest import read_manifest
     from ragkit.index.store import IndexStore
     from ragkit.pipeline.confidence import ConfidenceConfig, retrieval_confidence
@@ -83,10 +83,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     check_store_args(args, args.index)
     config = config_from_args(args)
     if is_text_only(manifest):  # built for BM25 alone: the gauge, if asked, embeds with --model
-        if needs_vectors(config):
-            raise text_only_error(args.index, config.retriever)
+        store = open_text_only(args.index, config)
         embedder = embedder_from_args(args, model=args.model or config.embedding_model)
-        store = IndexStore.open(args.index, model_id=TEXT_ONLY.model_id)
     else:
         embedder = embedder_from_args(args, model=args.model or manifest["embedding"]["model"])
         store = IndexStore.open(args.index, model_id=embedder.model_id)

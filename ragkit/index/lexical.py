@@ -60,12 +60,18 @@ class TextOnlyEmbedder:
 TEXT_ONLY = TextOnlyEmbedder()
 
 
-def text_only_error(path: Any, retriever: str) -> IndexStoreError:
-    """What searching a text-only index with a retriever that reads vectors is."""
-    return IndexStoreError(
-        f"index {path} is text only (built for BM25 alone): it holds no vectors for the {retriever} "
-        "retriever; search it with --retriever bm25, or use the collection's embedded index"
-    )
+def open_text_only(path: Any, config: Any) -> Any:
+    """A saved text-only index opened for ``config``; a retriever that reads vectors is an error saying
+    why (the gauge's model is the config's, not the index's: it has none)."""
+    from ragkit.index.store import IndexStore
+
+    if needs_vectors(config):
+        raise IndexStoreError(
+            f"index {path} is text only (built for BM25 alone): it holds no vectors for the "
+            f"{config.retriever} retriever; search it with --retriever bm25, or use the collection's "
+            "embedded index"
+        )
+    return IndexStore.open(path, model_id=TEXT_ONLY.model_id)
 
 
 def is_text_only(manifest: dict[str, Any]) -> bool:

@@ -119,14 +119,11 @@ class RagPipeline:
         from dataclasses import replace
 
         from ragkit.index.embeddings import Embedder
-        from ragkit.index.lexical import TEXT_ONLY, is_text_only, needs_vectors, text_only_error
+        from ragkit.index.lexical import is_text_only, open_text_only
 
         manifest = IndexStore.read_manifest(path)
         if is_text_only(manifest):  # BM25 alone; the config's model embeds what the gauge reads
-            if needs_vectors(config):
-                raise text_only_error(path, config.retriever)
-            store = IndexStore.open(path, model_id=TEXT_ONLY.model_id)
-            return cls(config, store, Embedder(config.embedding_model), **kwargs)
+            return cls(config, open_text_only(path, config), Embedder(config.embedding_model), **kwargs)
         embedder = Embedder(
             manifest["embedding"]["model"], dtype=manifest["embedding"].get("dtype", "float32")
         )
