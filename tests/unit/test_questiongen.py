@@ -190,7 +190,10 @@ def test_the_absence_check_reads_its_reply_strictly():
     q = GeneratedQuestion(
         "How long does the kiln hold cone 10?", "no answer", "unanswerable", (), (), (), "t"
     )
-    shown = closest(q.question, pool, IdfTable(pool, Analyzer()))
+    analyzer = Analyzer()
+    terms = [(p, set(analyzer(p.text))) for p in pool]
+    shown = closest(q.question, terms, IdfTable(pool, analyzer))
+    assert IdfTable.of_terms([t for _, t in terms], analyzer).df == IdfTable(pool, analyzer).df
     assert [p.source for p in shown] == ["a.txt"]  # no shared term with the bees: not shown
     assert verdict('{"answered": false, "evidence": ""}', q, shown) == q
     quoted = verdict(

@@ -29,15 +29,18 @@ CHECK_TOKENS = 200
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$")
 
 
-def closest(question: str, pool: Sequence[Passage], idf: IdfTable, k: int = CHECK_PASSAGES) -> list[Passage]:
-    """The ``k`` passages sharing the most idf weight with the question's terms (ties: pool order)."""
+def closest(
+    question: str, pool: Sequence[tuple[Passage, set[str]]], idf: IdfTable, k: int = CHECK_PASSAGES
+) -> list[Passage]:
+    """The ``k`` passages sharing the most idf weight with the question's terms (ties: pool order);
+    ``pool`` holds each passage with its analysed terms (computed once per run)."""
     terms = set(idf.analyzer(question))
     if not terms:
         return []
     weights = {t: idf.idf(t) for t in terms}
     scored = []
-    for i, p in enumerate(pool):
-        shared = terms & set(idf.analyzer(p.text))
+    for i, (p, theirs) in enumerate(pool):
+        shared = terms & theirs
         if shared:
             scored.append((-sum(weights[t] for t in shared), i, p))
     return [p for _, _, p in sorted(scored)[:k]]

@@ -198,8 +198,8 @@ class QuestionGenerator:
             )
         ]
         if "unanswerable" in types:  # the check searches every passage of the collection
-            self._all = [p for ps in self._per_doc.values() for p in ps]
-            self._absence_idf = offline.IdfTable(self._all, analyzer)
+            every = [(p, set(analyzer(p.text))) for ps in self._per_doc.values() for p in ps]
+            self._absence = every, offline.IdfTable.of_terms([t for _, t in every], analyzer)
         name, errors = llm_gen.generator_name(self.llm), 0
         for i, (p, qtype) in enumerate(zip(passages, types, strict=True)):
             if stop is not None and stop():
@@ -240,7 +240,7 @@ class QuestionGenerator:
             report.fail(e.reason, e.reply)
             return 0
         if q.absent:
-            shown = absence.closest(q.question, self._all, self._absence_idf)
+            shown = absence.closest(q.question, *self._absence)
             try:
                 check = self._ask(
                     absence.cache_key(q.question, shown, self.llm), absence.request(q.question, shown), report

@@ -47,10 +47,21 @@ class IdfTable:
 
     def __init__(self, passages: Sequence[Passage], analyzer: Any) -> None:
         self.analyzer = analyzer
+        self._count([set(analyzer(p.text)) for p in passages])
+
+    @classmethod
+    def of_terms(cls, term_sets: Sequence[set[str]], analyzer: Any) -> IdfTable:
+        """The table from each passage's analysed terms, when the caller has them already."""
+        table = cls.__new__(cls)
+        table.analyzer = analyzer
+        table._count(term_sets)
+        return table
+
+    def _count(self, term_sets: Sequence[set[str]]) -> None:
         df: Counter[str] = Counter()
-        for p in passages:
-            df.update(set(analyzer(p.text)))
-        self.n = max(1, len(passages))
+        for terms in term_sets:
+            df.update(terms)
+        self.n = max(1, len(term_sets))
         self.df = df
 
     def idf(self, term: str) -> float:
