@@ -25,7 +25,6 @@ from ragkit.evaluation.sweep_result import (
     table_order,
     vs_best_text,
 )
-from ragkit.evaluation.sweep_runners import judge_metric
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS
 from ui import state, widgets
@@ -189,8 +188,7 @@ def sweep_tab(collection) -> None:
                 index_root=eval_root(),
                 embedders=embedders_for([c.config for c in cands]),
             )
-            judged = judge_metric(sweep.metric) if sweep.judge is not None else None
-            est = grid.estimate(len(sweep.items), qset.kind == "beir", judged)
+            est = sweep.estimate()
             note = f"{est['evaluations_full']} question evaluations for the full grid"
             if est["llm_calls_max"]:
                 note += f"; at most {est['llm_calls_max']} LLM calls (~{est['tokens_max_estimate']:,} tokens)"

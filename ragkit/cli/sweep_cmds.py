@@ -86,7 +86,6 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from ragkit.evaluation.questionsets import load_question_set
     from ragkit.evaluation.sweep import Sweep, save_sweep
     from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
-    from ragkit.evaluation.sweep_runners import judge_metric
 
     grid = Grid.load(args.grid)
     collection = None
@@ -117,8 +116,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         judge=_judge(args, grid),
         index_root=args.index_root,
     )
-    judged = judge_metric(sweep.metric) if sweep.judge is not None else None
-    est = grid.estimate(len(sweep.items), qset.kind == "beir", judged)
+    est = sweep.estimate()
     say(
         f"{est['candidates']} set-ups ({est['merged_duplicates']} duplicates merged) × {len(sweep.items)} "
         f"questions = {est['evaluations_full']} question evaluations for the full grid; metric {sweep.metric}"

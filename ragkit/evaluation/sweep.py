@@ -143,6 +143,12 @@ class Sweep:
         return sum(len(r) for r in self.rows.values())
 
     # -- the race ----------------------------------------------------------------------------------------
+    def estimate(self) -> dict[str, Any]:
+        """What the full grid costs on these questions (see :meth:`Grid.estimate`), the judge's calls
+        included when the sweep optimises a judge's grade."""
+        judged = judge_metric(self.metric) if self.judge is not None else None
+        return self.grid.estimate(len(self.items), self.qset.kind == "beir", judged)
+
     def alive(self) -> list[str]:
         failed = {f["config"] for f in self.failures}
         return [c.key for c in self.candidates if c.key not in self.drops and c.name not in failed]
