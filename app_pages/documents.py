@@ -5,6 +5,7 @@ import streamlit as st
 from ragkit.app.charts import chunk_length_histogram
 from ragkit.app.presentation import chunk_rows, display_name, report_rows
 from ragkit.core.errors import RagkitError
+from ragkit.index.lexical import holds_no_vectors
 from ui import resources, state, widgets
 
 st.title("Documents")
@@ -66,7 +67,7 @@ if docs:
             + (
                 " · text only: BM25 alone reads no vectors, so nothing was embedded (the gauge embeds "
                 "the chunks a question retrieves)"
-                if store.dimension == 0
+                if holds_no_vectors(store)
                 else ""
             )
         )
