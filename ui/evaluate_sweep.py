@@ -266,7 +266,7 @@ def show_sweep(result: dict[str, Any]) -> None:
         }
         for c in table_order(result)
     ]
-    st.dataframe(rows, hide_index=True, use_container_width=True)
+    st.dataframe(rows, hide_index=True, width="stretch")
     intents = sorted({i for c in best for i in c["by_intent"]})
     if intents:
         with st.expander("By question intent (the best set)"):
@@ -293,7 +293,9 @@ def show_sweep(result: dict[str, Any]) -> None:
         len(best) >= 2
         and diffs
         and st.button(
-            f"Compare the top two on the {len(diffs)} questions where they differ most", key="sweep_compare"
+            f"Compare the top two on the {len(diffs)} question{'s' if len(diffs) != 1 else ''} where they "
+            "differ most",
+            key="sweep_compare",
         )
     ):
         for which, c in zip(("A", "B"), best[:2], strict=False):

@@ -10,7 +10,7 @@ from ragkit.app.presentation import answer_html
 from ragkit.core.types import Chunk, Document, Hit, Page, Span
 from ragkit.llms.base import WORD_JOINER, documents_own_markers
 from ragkit.llms.extractive.question import expected_kind
-from ragkit.llms.extractive.units import collect, furniture
+from ragkit.llms.extractive.units import clean, collect, furniture
 from ragkit.pipeline.citations import parse_citations
 
 
@@ -98,3 +98,9 @@ def test_citation_markers_inside_code_are_code_not_links():
     assert parse_citations(answer, 3).markers == (1,)
     html, _ = answer_html(answer, 3, "k")
     assert "x = a[1]" in html and "`b[2]`" in html and html.count("<a ") == 1
+
+
+def test_a_quoted_line_never_starts_with_the_punctuation_a_sentence_split_left():
+    assert clean(": No. 07-1315 ALEXANDRE MIRZAYANCE.") == "No. 07-1315 ALEXANDRE MIRZAYANCE."
+    assert clean("  - ; the  rest,") == "the rest,"
+    assert clean("(a) stays as written") == "(a) stays as written"

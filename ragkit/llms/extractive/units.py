@@ -112,8 +112,9 @@ def person_names(text: str, common: frozenset[str] | set[str] = frozenset()) -> 
 
 
 def clean(text: str) -> str:
-    """One line of quoted prose: a list bullet dropped, whitespace folded."""
-    return " ".join(_BULLET.sub("", text).split())
+    """One line of quoted prose: a list bullet dropped, whitespace folded, and the stray ``:``/``;``/``,``
+    a sentence split can leave in front (a transcript's "v. : No. 07-1315" read as two sentences)."""
+    return " ".join(_BULLET.sub("", text).split()).lstrip(":;, ")
 
 
 def is_heading(raw: str, heading_path: Iterable[str], whole_paragraph: bool) -> bool:
