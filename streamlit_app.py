@@ -8,6 +8,7 @@ quiet_openmp()  # before torch or FAISS load: idle OpenMP threads must not spin 
 
 import streamlit as st  # noqa: E402
 
+from ragkit.ingestion.netpolicy import serve_visitors  # noqa: E402
 from ui import sidebar, state  # noqa: E402
 
 # absolute (the app runs from any working directory), and not named pages/: with a pages/ folder beside the
@@ -16,6 +17,7 @@ from ui import sidebar, state  # noqa: E402
 PAGES = Path(__file__).resolve().parent / "app_pages"
 
 st.set_page_config(page_title="ragkit", page_icon=":material/search:", layout="wide")
+serve_visitors()  # service URLs typed in the browser reach their services only through the fetch policy
 state.init()
 
 nav = st.navigation(

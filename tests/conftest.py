@@ -29,6 +29,16 @@ def _loopback_servers_allowed() -> None:
     os.environ["RAGKIT_FETCH_ALLOW"] = "127.0.0.1"
 
 
+@pytest.fixture(autouse=True)
+def _not_serving_visitors():
+    """A page test runs the app in this process, which marks it as serving visitors: the next test is
+    a CLI or library caller again."""
+    yield
+    from ragkit.ingestion.netpolicy import serve_visitors
+
+    serve_visitors(False)
+
+
 @pytest.fixture(scope="session")
 def evaldata() -> Path:
     if not EVALDATA.is_dir():

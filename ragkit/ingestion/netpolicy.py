@@ -148,12 +148,47 @@ class FetchPolicy:
         return infos
 
 
+_VISITORS = {"on": False}
+
+
+def serve_visitors(on: bool = True) -> None:
+    """Mark this process as a server for visitors (the app): a service URL that is not the
+    administrator's own is then reached only through the fetch policy (:func:`service_policy`). The
+    CLI's operator is not a visitor: a service URL it is given is used as given."""
+    _VISITORS["on"] = on
+
+
+def _same_service(url: str, admin_value: str | None) -> bool:
+    return bool(admin_value) and url.strip().rstrip("/") == str(admin_value).strip().rstrip("/")
+
+
+def service_policy(url: str | None, admin_value: str | None) -> FetchPolicy | None:
+    """The policy every connection to a visitor's service URL must pass, or None (no URL, the
+    administrator's own value, or not serving visitors). The SDK clients of Ollama and OpenAI-compatible
+    servers and the SearXNG client connect through it, to the very addresses it checked, so a host whose
+    DNS changes after the sidebar's :func:`check_service_url` cannot lead the server inside."""
+    if not _VISITORS["on"] or not url or _same_service(url, admin_value):
+        return None
+    return FetchPolicy.from_env()
+
+
+def refusal(e: BaseException | None) -> str | None:
+    """The fetch policy's reason when ``e`` is, or was caused by, a :class:`FetchRefused` (SDKs wrap
+    what their HTTP client raised), else None."""
+    seen = 0
+    while e is not None and seen < 10:
+        if isinstance(e, FetchRefused):
+            return str(e)
+        e, seen = e.__cause__ or e.__context__, seen + 1
+    return None
+
+
 def check_service_url(url: str, admin_value: str | None = None, policy: FetchPolicy | None = None) -> None:
     """Raise :class:`FetchRefused` for the URL (or ``host:port``) of a service that a visitor typed,
     unless it is the administrator's own (``admin_value``, from the environment) or every address its
-    host resolves to passes the policy. A service reached by an SDK is not pinned to the address checked
-    here, as page fetches are: the check refuses what is internal today, not a host whose DNS changes."""
-    if admin_value and url.strip().rstrip("/") == admin_value.strip().rstrip("/"):
+    host resolves to passes the policy. The check a config gets when it arrives; the connections
+    themselves are checked again (:func:`service_policy`)."""
+    if _same_service(url, admin_value):
         return
     policy = policy or FetchPolicy.from_env()
     host, port = policy.check_url(url if "://" in url else f"http://{url}")
@@ -197,10 +232,17 @@ def policy_client(policy: FetchPolicy | None = None, hops: list[str] | None = No
     from the environment); each request's URL is appended to ``hops`` when given (to name a refused hop).
 
     Environment proxies are not used: a proxy would resolve and reach hosts beyond the policy's view."""
-    import httpcore
     import httpx
 
     policy = policy or FetchPolicy.from_env()
+    return httpx.Client(**policy_client_kwargs(policy, hops), **kwargs)
+
+
+def policy_client_kwargs(policy: FetchPolicy, hops: list[str] | None = None) -> dict[str, Any]:
+    """The ``httpx.Client`` arguments that make it obey ``policy`` (what :func:`policy_client` builds
+    with; SDKs that build their own client, as Ollama's does, take them as they are)."""
+    import httpcore
+    import httpx
 
     def check(request: Any) -> None:
         if hops is not None:
@@ -210,4 +252,4 @@ def policy_client(policy: FetchPolicy | None = None, hops: list[str] | None = No
     transport = httpx.HTTPTransport(trust_env=False)
     ssl_context = transport._pool._ssl_context  # the verified default context httpx built
     transport._pool = httpcore.ConnectionPool(ssl_context=ssl_context, network_backend=pinned_backend(policy))
-    return httpx.Client(transport=transport, trust_env=False, event_hooks={"request": [check]}, **kwargs)
+    return {"transport": transport, "trust_env": False, "event_hooks": {"request": [check]}}

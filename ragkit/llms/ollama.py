@@ -9,6 +9,13 @@ from typing import Any
 from ragkit.core.errors import LLMConnectionError, LLMError, ModelNotAvailableError
 from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
+from ragkit.ingestion.netpolicy import (
+    FetchRefused,
+    policy_client,
+    policy_client_kwargs,
+    refusal,
+    service_policy,
+)
 from ragkit.llms.base import Generation, GenerationRequest, LLMContext
 
 DEFAULT_OLLAMA_HOST = "http://127.0.0.1:11434"
@@ -47,6 +54,7 @@ class OllamaLLM:
         self.host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
         if "://" not in self.host:
             self.host = f"http://{self.host}"
+        self._policy = service_policy(host, os.environ.get("OLLAMA_HOST"))  # a visitor's host: checked
         self.timeout = timeout
         self._client = None
 
@@ -58,7 +66,8 @@ class OllamaLLM:
         if self._client is None:
             ollama = require("ollama", "the ollama backend")
 
-            self._client = ollama.Client(host=self.host, timeout=self.timeout)
+            extra = {} if self._policy is None else policy_client_kwargs(self._policy)
+            self._client = ollama.Client(host=self.host, timeout=self.timeout, **extra)
         return self._client
 
     def _translate(self, e: Exception) -> LLMError | ModelNotAvailableError:
@@ -72,6 +81,8 @@ class OllamaLLM:
                     f"run `ollama pull {self.model}`"
                 )
             return LLMError(f"Ollama at {self.host} returned HTTP {e.status_code}: {str(e.error)[:200]}")
+        if refused := refusal(e):
+            return LLMConnectionError(f"Ollama at {self.host} is refused by the fetch policy: {refused}")
         if isinstance(e, httpx.TimeoutException):
             return LLMConnectionError(f"Ollama at {self.host} did not answer within {self.timeout:.0f} s")
         if isinstance(e, (ConnectionError, httpx.TransportError)):
@@ -133,7 +144,9 @@ def reachable(host: str | None = None, timeout: float = 0.5) -> bool:
     url = host or os.environ.get("OLLAMA_HOST") or DEFAULT_OLLAMA_HOST
     if "://" not in url:
         url = f"http://{url}"
+    policy = service_policy(host, os.environ.get("OLLAMA_HOST"))
     try:
-        return httpx.get(f"{url.rstrip('/')}/api/tags", timeout=timeout).status_code == 200
-    except httpx.HTTPError:
+        with policy_client(policy) if policy is not None else httpx.Client() as client:
+            return client.get(f"{url.rstrip('/')}/api/tags", timeout=timeout).status_code == 200
+    except (httpx.HTTPError, FetchRefused):
         return False

@@ -25,6 +25,7 @@ from ragkit.core.errors import (
 )
 from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
+from ragkit.ingestion.netpolicy import policy_client, refusal, service_policy
 from ragkit.llms.base import Generation, GenerationRequest, LLMContext, redact
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class ChatCompletionsLLM:
         self.model = model or self.default_model
         self.__key = api_key or os.environ.get(self.key_env) or None
         self.base_url = base_url or os.environ.get(self.base_url_env) or None
+        self._policy = service_policy(base_url, os.environ.get(self.base_url_env))  # a visitor's URL
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff_s = backoff_s
@@ -100,8 +102,9 @@ class ChatCompletionsLLM:
             module = require(self.sdk, f"the {self.name} backend")
             client_cls = module.Groq if self.sdk == "groq" else module.OpenAI
             # our own retry loop handles 429s, so the user sees one clear message at the end
+            extra = {} if self._policy is None else {"http_client": policy_client(self._policy)}
             self._client = client_cls(
-                api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+                api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0, **extra
             )
         return self._client
 
@@ -159,6 +162,8 @@ class ChatCompletionsLLM:
             return ModelNotAvailableError(
                 f"{self.service} has no model {self.model!r} (404): choose another model"
             )
+        if refused := refusal(e):
+            return LLMConnectionError(f"{self.service} at {where} is refused by the fetch policy: {refused}")
         if isinstance(e, m.APITimeoutError):
             return LLMConnectionError(
                 f"{self.service} did not answer within {self.timeout:.0f} s ({where}); try again"

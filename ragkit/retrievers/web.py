@@ -25,7 +25,7 @@ from ragkit.core.errors import ConfigError, DocumentError, RagkitError
 from ragkit.core.options import Option
 from ragkit.core.types import Document
 from ragkit.ingestion.fetch import USER_AGENT, PageCache, fetch, fetched_to_document
-from ragkit.ingestion.netpolicy import FetchPolicy, FetchRefused, policy_client
+from ragkit.ingestion.netpolicy import FetchPolicy, FetchRefused, policy_client, service_policy
 
 #: the config fields of web search (SearXNG -> pages -> a per-question index)
 OPTIONS = (
@@ -85,8 +85,10 @@ class SearxngClient:
         if cached is not None:
             return [SearchResult(**r) for r in cached]
         url = f"{self.base_url}/search?{urlencode({'q': query, 'format': 'json'})}"
-        # the instance the user configured is opened as a host; the pages it returns are not
-        policy = FetchPolicy.from_env().with_hosts(self.base_url)
+        # the administrator's instance (or the CLI's) is opened as a host, the pages it returns are not;
+        # a visitor's instance must pass the policy on every connection, as a page does
+        policy = service_policy(self.base_url, os.environ.get("SEARXNG_URL"))
+        policy = policy or FetchPolicy.from_env().with_hosts(self.base_url)
         try:
             with policy_client(
                 policy, timeout=self.timeout, headers={"User-Agent": USER_AGENT}, follow_redirects=True
