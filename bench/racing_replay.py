@@ -7,6 +7,7 @@ racing, whether they agree, and the question evaluations racing used.
     .venv/bin/python bench/racing_replay.py indexes/.eval/sweeps/partial-98b0bb9fee273966.json \\
         indexes/.eval/sweeps/partial-21c3134dd0dc5739.json --shares 0.5,0.6,0.7,0.8,0.9 --one-sided
     .venv/bin/python bench/racing_replay.py <checkpoints…> --shares "" --steps 10,15,20,30,50 --noise
+    .venv/bin/python bench/racing_replay.py <checkpoints…> --shares 0.5 --exact-final
 """
 
 from __future__ import annotations
@@ -77,6 +78,44 @@ def noise(scores: dict[str, list[float]], at: tuple[int, ...] = (30, 60, 90, 120
     return out
 
 
+def set_final_share(final: float, interim: float) -> None:
+    """Make every schedule give its final look ``final`` × alpha and share ``interim`` × alpha equally
+    among the others (the shipped schedule: 0.5 and 0.5)."""
+    from ragkit.evaluation import racing
+
+    def alpha_at(self, look: int) -> float:
+        count = len(self.looks())
+        if count == 1:
+            return self.alpha
+        return self.alpha * final if look == count - 1 else self.alpha * interim / (count - 1)
+
+    racing.Schedule.alpha_at = alpha_at
+
+
+def exact_final_share(looks: list[int], level: float) -> float:
+    """The final look's share of ``level`` when the interim looks keep theirs (level/2 shared equally) and
+    the looks' correlation is counted instead of a Bonferroni sum: the boundary of a two-sided group-
+    sequential test on a Brownian motion observed at ``looks`` (numerical integration over the
+    continuation region), so that crossing at any look has probability ``level``."""
+    from scipy import optimize, stats
+
+    t = np.asarray(looks, float) / looks[-1]
+    z_interim = stats.norm.isf(level / 2 / (len(looks) - 1) / 2)
+    h = 0.01
+    x = np.arange(-12, 12 + h, h)
+    dens = stats.norm.pdf(x, scale=np.sqrt(t[0]))
+    crossed = 0.0
+    for i in range(len(t) - 1):
+        inside = np.abs(x) <= z_interim * np.sqrt(t[i])
+        crossed += dens[~inside].sum() * h
+        dens = np.where(inside, dens, 0.0)
+        sd = np.sqrt(t[i + 1] - t[i])
+        steps = np.arange(-int(8 * sd / h), int(8 * sd / h) + 1) * h
+        dens = np.convolve(dens, stats.norm.pdf(steps, scale=sd) * h, mode="same")
+    z_final = optimize.brentq(lambda z: crossed + dens[np.abs(x) > z].sum() * h - level, 0.5, 10)
+    return 2 * stats.norm.sf(z_final) / level
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("checkpoints", nargs="+")
@@ -85,6 +124,11 @@ def main() -> None:
     ap.add_argument("--one-sided", action="store_true", help="also replay with one-sided p-values")
     ap.add_argument("--steps", default="", help="also replay with looks every N questions, comma-separated")
     ap.add_argument("--noise", action="store_true", help="print each set-up's differences to the best")
+    ap.add_argument(
+        "--exact-final",
+        action="store_true",
+        help="also replay with the final share from exact group-sequential boundaries, per comparison",
+    )
     args = ap.parse_args()
     from ragkit.evaluation import racing
 
@@ -94,21 +138,18 @@ def main() -> None:
         qids = list(next(iter(rows.values())))
         sweeps[Path(path).stem] = {k: [r[q][args.metric] for q in qids] for k, r in rows.items()}
     shipped = racing.Schedule.alpha_at
-    for share in (float(x) for x in args.shares.split(",") if x):
-
-        def alpha_at(self, look: int, share: float = share) -> float:
-            count = len(self.looks())
-            if count == 1:
-                return self.alpha
-            return self.alpha * share if look == count - 1 else self.alpha * (1 - share) / (count - 1)
-
-        racing.Schedule.alpha_at = alpha_at
+    shares = [float(x) for x in args.shares.split(",") if x]
+    if args.exact_final:  # one share per sweep: the comparisons with the best at the first look
+        shares.append(-1.0)
+    for share in shares:
         for name, scores in sweeps.items():
-            print(
-                json.dumps(
-                    {"final_share": share, "sweep": name, **replay(scores, len(scores[next(iter(scores))]))}
-                )
-            )
+            n = len(scores[next(iter(scores))])
+            final, interim = share, 1 - share
+            if share < 0:  # exact: the interim looks keep half, the final gets what they leave
+                looks = racing.default_schedule(n).looks()
+                final, interim = exact_final_share(looks, racing.ALPHA / (len(scores) - 1)), 0.5
+            set_final_share(final, interim)
+            print(json.dumps({"final_share": round(final, 3), "sweep": name, **replay(scores, n)}))
     racing.Schedule.alpha_at = shipped
     for step in (int(x) for x in args.steps.split(",") if x):
         for name, scores in sweeps.items():
