@@ -257,7 +257,7 @@ def show_sweep(result: dict[str, Any]) -> None:
         {
             "set-up": c["name"],
             metric: c["mean"],
-            "vs best (95 % CI)": vs_best_text(c),
+            "vs best (95 % CI, one comparison)": vs_best_text(c),
             "questions": c["questions_evaluated"],
             "p50 ms": p50_text(c),
             "index MB": index_mb_text(c),

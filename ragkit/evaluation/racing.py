@@ -170,12 +170,13 @@ def look(
     alpha: float,
     higher_is_better: bool = True,
     seed: int = 0,
-) -> tuple[str, list[Drop]]:
-    """One look over the live candidates' scores (same questions, same order): the best and the drops."""
+) -> tuple[str, list[Drop], float | None]:
+    """One look over the live candidates' scores (same questions, same order): the best, the drops, and
+    Friedman's p (None with two candidates)."""
     best = best_of(scores, higher_is_better)
     gate = friedman_p(scores)
     if gate is not None and gate >= alpha:
-        return best, []  # no evidence that the candidates differ at all: nothing to drop
+        return best, [], gate  # no evidence that the candidates differ at all: nothing to drop
     drops = []
     for c, cmp in versus_best(scores, best, alpha, higher_is_better, seed, intervals=False).items():
         worse = (cmp.diff < 0) == higher_is_better and cmp.diff != 0
@@ -196,7 +197,7 @@ def look(
                     gate,
                 )
             )
-    return best, drops
+    return best, drops, gate
 
 
 def race(
@@ -216,7 +217,7 @@ def race(
         used += (upto - seen) * len(alive)
         seen = upto
         now = {c: scores[c][:upto] for c in alive}
-        _, dropped = look(now, i, schedule.alpha_at(i), higher_is_better, seed)
+        _, dropped, _ = look(now, i, schedule.alpha_at(i), higher_is_better, seed)
         drops += dropped
         gone = {d.candidate for d in dropped}
         alive = [c for c in alive if c not in gone]

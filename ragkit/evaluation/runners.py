@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,6 +90,11 @@ def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
     return embedders[config.embedding_model]
 
 
+#: a corpus's text-only (in-memory) chunkings, by (question set, chunker): every set-up of a run that
+#: reads no vectors searches the same chunks, so they are chunked once (the last few kept)
+_TEXT_ONLY: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
+
+
 def index_for(
     qset: QuestionSet,
     config: PipelineConfig,
@@ -103,8 +109,16 @@ def index_for(
     emb = _embedder(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
     if qset.documents is not None or qset.beir is not None:
+        key = (qset.hash, chunker.name, chunker.key())
+        if not vectors and key in _TEXT_ONLY:  # a sweep's BM25 set-ups share one chunking
+            _TEXT_ONLY.move_to_end(key)
+            return _TEXT_ONLY[key], emb
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
         store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress, vectors=vectors)
+        if not vectors:
+            _TEXT_ONLY[key] = store
+            while len(_TEXT_ONLY) > 4:
+                _TEXT_ONLY.popitem(last=False)
     else:
         store, _ = qset.collection.index(
             chunker, emb if vectors else TEXT_ONLY, progress, ParseSettings.of(config)

@@ -295,19 +295,20 @@ class Sweep:
         common = [item_id(q) for q in batch if all(self._value(k, item_id(q)) is not None for k in alive)]
         if len(alive) >= 2 and common:
             scores = {self.by_key[k].name: [self._value(k, q) for q in common] for k in alive}
-            best, race_drops = look(scores, li, self.schedule.alpha_at(li), self.higher, self.seed)
+            best, race_drops, gate = look(scores, li, self.schedule.alpha_at(li), self.higher, self.seed)
             names = {self.by_key[k].name: k for k in alive}
             for d in race_drops:
                 self.drops[names[d.candidate]] = d
             dropped += race_drops
         else:
-            best = self.by_key[alive[0]].name if alive else ""
+            best, gate = (self.by_key[alive[0]].name if alive else ""), None
         self.looks.append(
             {
                 "look": li,
                 "questions": len(common),
                 "alpha": self.schedule.alpha_at(li),
                 "alive_before": len(alive),
+                "friedman_p": gate,
                 "best": best,
                 "dropped": [d.candidate for d in dropped],
             }

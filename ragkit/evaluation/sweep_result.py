@@ -66,6 +66,8 @@ def summarise(sweep: Any) -> dict[str, Any]:
         }
         if best is not None and k != best:
             entry["vs_best"] = _versus(rows[best], rows[k], metric, sweep.higher, sweep.seed)
+            if k in alive and sweep.looks:
+                entry["vs_best"].update(_last_look(entry["vs_best"], sweep.looks[-1]))
         candidates.append(entry)
     sweep_id = uuid.uuid4().hex[:10]
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -145,6 +147,21 @@ def _versus(best: dict[str, dict], other: dict[str, dict], metric: str, higher: 
         "ci_high": cmp.ci_high,
         "p_value": cmp.p_value,
         "test": cmp.test,
+    }
+
+
+def _last_look(vs: dict[str, Any], last: dict[str, Any]) -> dict[str, Any]:
+    """Why a set-up in the best set was kept at the last look, in that look's own terms: its p times the
+    comparisons with the best, against the look's alpha, and Friedman's gate (the interval beside it is
+    one comparison's, uncorrected: it can exclude 0 while the corrected test does not)."""
+    if not vs.get("n"):
+        return {}
+    m = max(int(last["alive_before"]) - 1, 1)
+    return {
+        "comparisons": m,
+        "p_corrected": min(1.0, vs["p_value"] * m),
+        "alpha": last["alpha"],
+        "friedman_p": last.get("friedman_p"),
     }
 
 
@@ -253,7 +270,18 @@ def index_mb_text(candidate: dict[str, Any]) -> str:
 def outcome(candidate: dict[str, Any]) -> str:
     """In the best set, or when and why it left the race (its drop, or its failure)."""
     if candidate["best_within_noise"]:
-        return "in the best set"
+        vs = candidate.get("vs_best") or {}
+        if "p_corrected" not in vs:
+            return "in the best set"
+        gate, alpha = vs.get("friedman_p"), vs["alpha"]
+        if gate is not None and gate >= alpha:
+            return f"in the best set (Friedman p = {gate:.2g} ≥ {alpha:.2g}: no evidence the set-ups differ)"
+        if vs["p_corrected"] >= alpha:
+            return (
+                f"in the best set (p = {vs['p_value']:.2g} × {vs['comparisons']} comparisons = "
+                f"{vs['p_corrected']:.2g} ≥ {alpha:.2g})"
+            )
+        return "in the best set (its interval includes 0)"
     if candidate["drop"]:
         return candidate["drop"]["sentence"]
     return (candidate["failure"] or {}).get("error", "stopped")
@@ -281,7 +309,7 @@ def sweep_markdown(result: dict[str, Any]) -> str:
         f"Question evaluations: {result['evaluations_used']} of the full grid's {result['evaluations_full']} "
         f"({100 * result['evaluations_used'] / max(1, result['evaluations_full']):.0f} %).",
         "",
-        f"| set-up | {metric} | questions | p50 ms | index MB | vs best (95 % CI) | outcome |",
+        f"| set-up | {metric} | questions | p50 ms | index MB | vs best (95 % CI, one comparison) | outcome |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in table_order(result):

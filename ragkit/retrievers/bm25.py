@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
+import weakref
 from typing import Any
 
 import numpy as np
@@ -100,7 +101,7 @@ class BM25Retriever:
             if self.engine == "bm25s":
                 self._bm25 = _Bm25sIndex.for_store(self.store, self.analyzer, self.k1, self.b)
             else:
-                corpus = [self.analyzer(c.text) for c in self.store.chunks]
+                corpus = analysed(self.store, self.analyzer)
                 # rank-bm25 divides by the average length: an empty or all-stop-word corpus has none
                 self._bm25 = _okapi_class()(corpus, k1=self.k1, b=self.b) if any(corpus) else None
             self._generation = version
@@ -166,7 +167,7 @@ class _Bm25sIndex:
                     return cls(model, k1)
             except (OSError, ValueError, KeyError) as e:  # a damaged state is rebuilt, not trusted
                 logger.warning("bm25 state in %s is unreadable (%s); rebuilding it", cache, e)
-        corpus = [analyzer(c.text) for c in store.chunks]
+        corpus = analysed(store, analyzer)
         if not any(corpus):
             return None
         model = bm25s.BM25(k1=k1, b=b, method="lucene")
@@ -174,6 +175,32 @@ class _Bm25sIndex:
         if cache is not None:
             _save_state(model, cache)
         return cls(model, k1)
+
+
+#: the analysed chunks of in-memory stores, by analyzer: BM25 set-ups that differ only in k1 and b (a
+#: sweep's) analyse the corpus once; the entry goes with its store
+_ANALYSED: weakref.WeakKeyDictionary[Any, dict[str, list[list[str]]]] = weakref.WeakKeyDictionary()
+
+
+def analysed(store: Any, analyzer: Analyzer) -> list[list[str]]:
+    """Every chunk's terms; kept with a store that is never saved (an index on disk keeps its BM25 state
+    instead, and holding a large collection's terms for the life of the app would cost memory)."""
+    if getattr(store, "path", None) is not None or getattr(store, "changes", 0):
+        return [analyzer(c.text) for c in store.chunks]
+    key = _analyzer_key(analyzer)
+    try:
+        per_store = _ANALYSED.setdefault(store, {})
+    except TypeError:  # a store object that cannot be weakly keyed (no hash): analysed every time
+        return [analyzer(c.text) for c in store.chunks]
+    if key not in per_store:
+        per_store[key] = [analyzer(c.text) for c in store.chunks]
+    return per_store[key]
+
+
+def _analyzer_key(analyzer: Analyzer) -> str:
+    from ragkit.core.hashing import config_key
+
+    return config_key({**analyzer.spec(), "stop_words": sorted(analyzer.stop_words)})
 
 
 def _state_dir(store: IndexStore, analyzer: Analyzer, k1: float, b: float) -> Any:

@@ -139,3 +139,63 @@ def test_empty_corpus_and_engine_in_config():
     assert PipelineConfig(bm25_engine="rank_bm25").cache_key() != PipelineConfig().cache_key()
     with pytest.raises(ConfigError, match="bm25_engine must be one of"):
         PipelineConfig(bm25_engine="elastic")
+
+
+def test_bm25_set_ups_over_one_in_memory_chunking_analyse_it_once(monkeypatch):
+    """A sweep's BM25 set-ups that differ in k1 and b share the analysed corpus of an in-memory store;
+    another language analyses again; a store saved on disk keeps its BM25 state instead."""
+    from ragkit.core.types import Document, Page
+    from ragkit.index.lexical import LexicalStore
+    from ragkit.ingestion.chunkers import make_chunker
+    from ragkit.retrievers import analyzer as analyzer_module
+
+    docs = [
+        Document(
+            f"d{i}",
+            f"d{i}.txt",
+            f"{i}" * 64,
+            (Page(1, "Kilns fire clay. " + "Wet clay dries. " * i + "Glazes melt."),),
+            "txt",
+        )
+        for i in range(5)
+    ]
+    store = LexicalStore(docs, make_chunker("sliding"))
+    calls = []
+    real = analyzer_module.Analyzer.__call__
+    monkeypatch.setattr(
+        analyzer_module.Analyzer, "__call__", lambda self, text: calls.append(text) or real(self, text)
+    )
+    hits = [BM25Retriever(store, k1=k1, b=b).search("kiln clay", 3) for k1, b in ((0.9, 0.4), (1.5, 0.9))]
+    assert len(calls) == len(store.chunks) + 2  # the corpus once, then each query
+    assert hits[0] and [h.chunk.chunk_id for h in hits[0]] and hits[0][0].score != hits[1][0].score
+    BM25Retriever(store, language="german").search("kiln", 3)
+    assert len(calls) == 2 * len(store.chunks) + 3
+    on_disk = ChunkStore(list(store.chunks), path="/somewhere")  # not cached: its state is saved instead
+    before = len(calls)
+    BM25Retriever(on_disk, engine="rank_bm25").search("kiln", 3)
+    BM25Retriever(on_disk, engine="rank_bm25", k1=2.0).search("kiln", 3)
+    assert len(calls) == before + 2 * (len(store.chunks) + 1)
+
+
+def test_set_ups_that_read_no_vectors_share_one_chunking_of_a_corpus(tmp_path):
+    """index_for gives every vector-free set-up of a run over one corpus the same chunks (chunked once);
+    another chunking or another corpus is its own."""
+    from ragkit.core.types import Document, Page
+    from ragkit.evaluation.questionsets import QuestionSet
+    from ragkit.evaluation.runners import index_for
+    from ragkit.pipeline.config import PipelineConfig
+
+    docs = [Document("a", "a.txt", "a" * 64, (Page(1, "Kilns fire clay. " * 40),), "txt")]
+    qset = QuestionSet("mini", "squad", "mini.json", "h1", documents=docs)
+    bm25 = PipelineConfig(retriever="bm25", bm25_k1=0.9)
+    first, _ = index_for(qset, bm25, {}, str(tmp_path), None, vectors=False)
+    again, _ = index_for(
+        qset, PipelineConfig(retriever="bm25", bm25_k1=1.5), {}, str(tmp_path), None, vectors=False
+    )
+    assert again is first and len(first.chunks) > 1
+    small = PipelineConfig(retriever="bm25", chunker_params={"size": 100, "overlap": 0})
+    other, _ = index_for(qset, small, {}, str(tmp_path), None, vectors=False)
+    assert other is not first and len(other.chunks) > len(first.chunks)
+    changed = QuestionSet("mini", "squad", "mini.json", "h2", documents=docs[:0])
+    assert index_for(changed, bm25, {}, str(tmp_path), None, vectors=False)[0] is not first
+    assert not any(tmp_path.iterdir())  # nothing written

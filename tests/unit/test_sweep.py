@@ -278,3 +278,29 @@ def test_a_ceiling_every_set_up_breaks_ends_the_sweep_with_none_left(tmp_path):
     result = make(tmp_path=tmp_path, max_index_mb=1).run(checkpoint=False)
     assert result["status"] == "none left" and result["finished"] and result["best_within_noise"] == []
     assert PlantedRunner.answered == [] and result["evaluations_used"] == 0
+
+
+def test_a_set_up_in_the_best_set_says_why_it_was_kept_in_the_last_looks_terms(tmp_path):
+    """Its interval beside the best is one comparison's; the decision was the corrected test: the
+    outcome gives p × the last look's comparisons against that look's alpha (or the Friedman gate)."""
+    from ragkit.evaluation.sweep_result import outcome
+
+    result = make(tmp_path=tmp_path).run(checkpoint=False)
+    last = result["looks"][-1]
+    kept = [c for c in result["candidates"] if c["best_within_noise"] and "vs_best" in c]
+    assert kept
+    for c in kept:
+        vs = c["vs_best"]
+        assert vs["comparisons"] == last["alive_before"] - 1 and vs["alpha"] == last["alpha"]
+        assert vs["p_corrected"] == pytest.approx(min(1.0, vs["p_value"] * vs["comparisons"]))
+        assert outcome(c).startswith("in the best set (") and f"{vs['alpha']:.2g}" in outcome(c)
+    base = {"best_within_noise": True, "drop": None, "failure": None}
+    vs = {"n": 120, "p_value": 0.003, "comparisons": 20, "p_corrected": 0.06, "alpha": 0.025}
+    assert outcome({**base, "vs_best": {**vs, "friedman_p": 1e-9}}) == (
+        "in the best set (p = 0.003 × 20 comparisons = 0.06 ≥ 0.025)"
+    )
+    gate = outcome({**base, "vs_best": {**vs, "friedman_p": 0.4}})
+    assert "Friedman p = 0.4 ≥ 0.025" in gate
+    ci = outcome({**base, "vs_best": {**vs, "p_corrected": 0.01, "friedman_p": None}})
+    assert ci == "in the best set (its interval includes 0)"
+    assert outcome({**base}) == "in the best set"  # the best itself
