@@ -90,9 +90,10 @@ def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
     return embedders[config.embedding_model]
 
 
-#: a corpus's text-only (in-memory) chunkings, by (question set, chunker): every set-up of a run that
-#: reads no vectors searches the same chunks, so they are chunked once (the last few kept)
-_TEXT_ONLY: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
+#: a labelled corpus's indexes opened in this process, by (question set, chunker, model or text only,
+#: root): every set-up of a run over one chunking searches the same index object, chunked (text only)
+#: or read from disk once; read-only, and the corpus's hash is in the key (the last few kept)
+_OPENED: OrderedDict[tuple[str, str, str, str, str], Any] = OrderedDict()
 
 
 def index_for(
@@ -109,16 +110,16 @@ def index_for(
     emb = _embedder(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
     if qset.documents is not None or qset.beir is not None:
-        key = (qset.hash, chunker.name, chunker.key())
-        if not vectors and key in _TEXT_ONLY:  # a sweep's BM25 set-ups share one chunking
-            _TEXT_ONLY.move_to_end(key)
-            return _TEXT_ONLY[key], emb
+        model = emb.cache_key if vectors else TEXT_ONLY.cache_key
+        key = (qset.hash, chunker.name, chunker.key(), model, str(index_root))
+        if key in _OPENED:  # a sweep's set-ups over one chunking search one index
+            _OPENED.move_to_end(key)
+            return _OPENED[key], emb
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
         store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress, vectors=vectors)
-        if not vectors:
-            _TEXT_ONLY[key] = store
-            while len(_TEXT_ONLY) > 4:
-                _TEXT_ONLY.popitem(last=False)
+        _OPENED[key] = store
+        while len(_OPENED) > 4:
+            _OPENED.popitem(last=False)
     else:
         store, _ = qset.collection.index(
             chunker, emb if vectors else TEXT_ONLY, progress, ParseSettings.of(config)

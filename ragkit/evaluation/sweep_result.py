@@ -309,7 +309,8 @@ def sweep_markdown(result: dict[str, Any]) -> str:
         f"Question evaluations: {result['evaluations_used']} of the full grid's {result['evaluations_full']} "
         f"({100 * result['evaluations_used'] / max(1, result['evaluations_full']):.0f} %).",
         "",
-        f"| set-up | {metric} | questions | p50 ms | index MB | vs best (95 % CI, one comparison) | outcome |",
+        f"| set-up | {metric} | questions | p50 ms | index MB "
+        "| vs best (95 % CI, one comparison) | outcome |",
         "|---|---|---|---|---|---|---|",
     ]
     for c in table_order(result):

@@ -177,9 +177,10 @@ def test_bm25_set_ups_over_one_in_memory_chunking_analyse_it_once(monkeypatch):
     assert len(calls) == before + 2 * (len(store.chunks) + 1)
 
 
-def test_set_ups_that_read_no_vectors_share_one_chunking_of_a_corpus(tmp_path):
-    """index_for gives every vector-free set-up of a run over one corpus the same chunks (chunked once);
-    another chunking or another corpus is its own."""
+def test_set_ups_over_one_chunking_of_a_corpus_share_its_index(tmp_path, fake_embedder):
+    """index_for gives every set-up of a run over one corpus and chunking the same index object: the
+    vector-free ones the same in-memory chunks (chunked once), the others the same index opened once;
+    another chunking, model or corpus is its own."""
     from ragkit.core.types import Document, Page
     from ragkit.evaluation.questionsets import QuestionSet
     from ragkit.evaluation.runners import index_for
@@ -199,3 +200,7 @@ def test_set_ups_that_read_no_vectors_share_one_chunking_of_a_corpus(tmp_path):
     changed = QuestionSet("mini", "squad", "mini.json", "h2", documents=docs[:0])
     assert index_for(changed, bm25, {}, str(tmp_path), None, vectors=False)[0] is not first
     assert not any(tmp_path.iterdir())  # nothing written
+    embedders = {PipelineConfig().embedding_model: fake_embedder}
+    dense, _ = index_for(qset, PipelineConfig(retriever="dense"), embedders, str(tmp_path), None)
+    hybrid, _ = index_for(qset, PipelineConfig(retriever="hybrid"), embedders, str(tmp_path), None)
+    assert hybrid is dense and dense is not first and dense.vectors.shape[0] == len(first.chunks)
