@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from collections import OrderedDict
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -90,10 +90,10 @@ def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
     return embedders[config.embedding_model]
 
 
-#: a labelled corpus's indexes opened in this process, by (question set, chunker, model or text only,
-#: root): every set-up of a run over one chunking searches the same index object, chunked (text only)
-#: or read from disk once; read-only, and the corpus's hash is in the key (the last few kept)
-_OPENED: OrderedDict[tuple[str, str, str, str, str], Any] = OrderedDict()
+#: a labelled corpus's indexes in use, by (question set, chunker, model or text only, root): every
+#: set-up of a run over one chunking searches the same index object, chunked (text only) or read from
+#: disk once; read-only, the corpus's hash in the key, and gone when no runner holds it (after the run)
+_OPENED: weakref.WeakValueDictionary[tuple[str, str, str, str, str], Any] = weakref.WeakValueDictionary()
 
 
 def index_for(
@@ -112,14 +112,12 @@ def index_for(
     if qset.documents is not None or qset.beir is not None:
         model = emb.cache_key if vectors else TEXT_ONLY.cache_key
         key = (qset.hash, chunker.name, chunker.key(), model, str(index_root))
-        if key in _OPENED:  # a sweep's set-ups over one chunking search one index
-            _OPENED.move_to_end(key)
-            return _OPENED[key], emb
+        store = _OPENED.get(key)  # a sweep's set-ups over one chunking search one index
+        if store is not None:
+            return store, emb
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
         store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress, vectors=vectors)
         _OPENED[key] = store
-        while len(_OPENED) > 4:
-            _OPENED.popitem(last=False)
     else:
         store, _ = qset.collection.index(
             chunker, emb if vectors else TEXT_ONLY, progress, ParseSettings.of(config)
