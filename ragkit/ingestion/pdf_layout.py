@@ -19,6 +19,31 @@ from ragkit.ingestion.tables import count_markdown_tables
 
 _PICTURE = re.compile(r"^\*\*==> picture \[[^\]]*\] intentionally omitted <==\*\*\s*$", re.M)
 _BLANKS = re.compile(r"\n{3,}")
+_FENCE = re.compile(r"^```[^\n`]*\n?", re.M)
+_INLINE_CODE = re.compile(r"`([^`\n]*)`")
+#: the share of a page's characters in monospaced fonts above which it is typewritten, not code
+TYPEWRITTEN = 0.8
+
+
+def typewritten(page: Any) -> bool:
+    """Whether most of a page's text is set in a monospaced font (a court transcript, an RFC, a typed
+    letter): the layout engine marks monospaced text as code, which on such a page it is not."""
+    import pymupdf
+
+    mono = total = 0
+    for block in page.get_text("dict").get("blocks", []):
+        for line in block.get("lines", []):
+            for span in line["spans"]:
+                n = len(span["text"].strip())
+                total += n
+                mono += n if span["flags"] & pymupdf.TEXT_FONT_MONOSPACED else 0
+    return total > 0 and mono / total >= TYPEWRITTEN
+
+
+def unmark_code(text: str) -> str:
+    """A typewritten page's Markdown without the code marks the layout engine put on its text (inline
+    backticks and fences)."""
+    return _INLINE_CODE.sub(r"\1", _FENCE.sub("", text))
 
 
 @dataclass(frozen=True)
@@ -109,6 +134,7 @@ def parse_layout_pages(
     """Every page of an opened PDF as layout Markdown, running headers and footers dropped, ruled tables
     read by pdfplumber."""
     laid: list[LayoutPage] = []
+    typed: list[bool] = []
     edits: list[tuple[list[tuple[int, int, str]], set[int]]] = []
     with Plumber(data, warnings) as plumber:
         for i in range(doc.page_count):
@@ -117,17 +143,24 @@ def parse_layout_pages(
                 page = doc.load_page(i)
                 check_page_streams(name, doc, page, i, budget)
                 laid.append(layout_page(page))
+                typed.append(typewritten(page))
                 edits.append(ruled_tables(laid[-1], plumber.tables(i)))
             budget.add_text(len(laid[-1].text))
             if progress:
                 progress(i + 1, doc.page_count)
-    texts = drop_running_margins(laid, edits)
+    texts = [
+        unmark_code(t) if mono else t
+        for t, mono in zip(drop_running_margins(laid, edits), typed, strict=True)
+    ]
     return [Page(number=i + 1, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(texts)]
 
 
 __all__ = [
+    "TYPEWRITTEN",
     "LayoutPage",
     "drop_running_margins",
     "layout_page",
     "parse_layout_pages",
+    "typewritten",
+    "unmark_code",
 ]

@@ -129,3 +129,23 @@ def test_spacing_accents_of_tex_pdfs_are_joined_onto_their_letters():
     assert join_accents("a lone \u00a8 mark") == "a lone \u00a8 mark"
     doc = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf", settings=ParseSettings("plain"))
     assert "Saier and Färber (2019)" in " ".join(p.text for p in doc.pages)
+
+
+def test_a_typewritten_page_is_prose_not_code_and_code_on_a_normal_page_keeps_its_marks(tmp_path):
+    """A court transcript set in Courier throughout: the layout engine marks monospaced text as code; on a
+    page that is mostly monospaced the marks go (the quoted answer reads "10 Tuesday, January 13, 2009",
+    not "`10 Tuesday, …`"). A page of prose with one line of code keeps its code mark."""
+    transcript = load_document(PDFS / "transcript_scotus_p1.pdf").pages[0].text
+    assert "`" not in transcript and "Tuesday, January 13, 2009" in transcript
+    assert "on behalf of the Petitioner" in transcript
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text(
+        (72, 72), "Install the package and run the firing schedule from a terminal.", fontsize=11
+    )
+    page.insert_text((72, 96), "The schedule reads the cone and the hours from the kiln log.", fontsize=11)
+    page.insert_text((72, 120), "kiln --fire", fontsize=11, fontname="cour")
+    path = tmp_path / "mixed.pdf"
+    doc.save(path)
+    text = load_document(path).pages[0].text
+    assert "`kiln --fire`" in text or "```" in text  # still code: most of the page is prose
