@@ -26,6 +26,7 @@ from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.index.embeddings import Embedder
 from ragkit.index.lexical import TEXT_ONLY, needs_vectors
+from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.calibration import CalibrationMap
@@ -90,9 +91,10 @@ def _embedder(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
     return embedders[config.embedding_model]
 
 
-#: a labelled corpus's indexes in use, by (question set, chunker, model or text only, root): every
-#: set-up of a run over one chunking searches the same index object, chunked (text only) or read from
-#: disk once; read-only, the corpus's hash in the key, and gone when no runner holds it (after the run)
+#: the indexes in use, by (question set, chunker, model or text only, root) for a labelled corpus, by
+#: index path for a collection: every set-up of a run over one chunking searches the same index object,
+#: chunked (text only) or read from disk once; read-only, gone when no runner holds it (after the run),
+#: and a collection's is reused only while it is current (:func:`_current`)
 _OPENED: weakref.WeakValueDictionary[tuple[str, str, str, str, str], Any] = weakref.WeakValueDictionary()
 
 
@@ -109,20 +111,33 @@ def index_for(
     text-only index, as the app builds for BM25 alone)."""
     emb = _embedder(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
+    model = emb if vectors else TEXT_ONLY
     if qset.documents is not None or qset.beir is not None:
-        model = emb.cache_key if vectors else TEXT_ONLY.cache_key
-        key = (qset.hash, chunker.name, chunker.key(), model, str(index_root))
+        key = (qset.hash, chunker.name, chunker.key(), model.cache_key, str(index_root))
         store = _OPENED.get(key)  # a sweep's set-ups over one chunking search one index
         if store is not None:
             return store, emb
         docs = qset.beir.documents() if qset.beir is not None else qset.documents
         store, _, _ = dataset_index(qset.name, docs, chunker, emb, index_root, progress, vectors=vectors)
-        _OPENED[key] = store
     else:
-        store, _ = qset.collection.index(
-            chunker, emb if vectors else TEXT_ONLY, progress, ParseSettings.of(config)
-        )
+        coll, settings = qset.collection, ParseSettings.of(config)
+        key = ("collection", str(coll.index_path(chunker, model, settings)), "", "", "")
+        store = _OPENED.get(key)
+        if store is not None and _current(store, coll, chunker, model, settings):
+            return store, emb
+        store, _ = coll.index(chunker, model, progress, settings)
+    _OPENED[key] = store
     return store, emb
+
+
+def _current(store: Any, collection: Any, chunker: Any, model: Any, settings: ParseSettings) -> bool:
+    """Whether a collection's index opened earlier is still what is on disk (no other process saved it
+    since) and holds exactly the collection's documents (none added or removed since)."""
+    try:
+        on_disk = IndexStore.read_manifest(collection.index_path(chunker, model, settings))["generation"]
+    except (OSError, ValueError, KeyError):
+        return False
+    return on_disk == store.generation and collection.is_indexed(chunker, model, settings)
 
 
 #: bytes per stored vector component (indexes keep float32 vectors whatever the model computed in)

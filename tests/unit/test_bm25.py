@@ -204,3 +204,25 @@ def test_set_ups_over_one_chunking_of_a_corpus_share_its_index(tmp_path, fake_em
     dense, _ = index_for(qset, PipelineConfig(retriever="dense"), embedders, str(tmp_path), None)
     hybrid, _ = index_for(qset, PipelineConfig(retriever="hybrid"), embedders, str(tmp_path), None)
     assert hybrid is dense and dense is not first and dense.vectors.shape[0] == len(first.chunks)
+
+
+def test_a_collections_index_is_shared_by_a_runs_set_ups_while_it_is_current(tmp_path, fake_embedder):
+    """Set-ups over one chunking of a collection search one index object; once a file is added (by
+    another tab: another Collection object), the next set-up gets the index that holds it."""
+    from ragkit.evaluation.questionsets import QuestionSet
+    from ragkit.evaluation.runners import index_for
+    from ragkit.index.collections import Collection
+    from ragkit.pipeline.config import PipelineConfig
+
+    coll = Collection.create("lab", tmp_path)
+    coll.add_files([("a.txt", b"Kilns fire clay at high heat. " * 20), ("b.txt", b"Glazes melt. " * 30)])
+    qset = QuestionSet("q", "questions", "q.csv", "h", collection=coll)
+    embedders = {PipelineConfig().embedding_model: fake_embedder}
+    root = str(tmp_path / "eval")
+    dense, _ = index_for(qset, PipelineConfig(retriever="dense"), embedders, root, None)
+    hybrid, _ = index_for(qset, PipelineConfig(retriever="hybrid"), embedders, root, None)
+    assert hybrid is dense and len(dense.documents) == 2
+    Collection("lab", tmp_path).add_files([("c.txt", b"Cones measure heat work. " * 20)])
+    fresh = QuestionSet("q", "questions", "q.csv", "h2", collection=Collection("lab", tmp_path))
+    later, _ = index_for(fresh, PipelineConfig(retriever="hybrid"), embedders, root, None)
+    assert later is not dense and len(later.documents) == 3
