@@ -15,8 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -26,15 +24,6 @@ SCENARIOS = {
     "four-best": [0.0, 0.0, 0.0, -0.3, -0.3, -0.3],
     "two-best": [0.0, 0.0] + [-0.3] * 10,
 }
-
-
-def planted(means: list[float], n: int, seed: int, noise: float = 0.25) -> dict[str, list[float]]:
-    rng = np.random.default_rng(seed)
-    difficulty = rng.uniform(0, 1, n)
-    return {
-        f"c{i}": np.clip(difficulty + m + rng.normal(0, noise, n), 0, 1).round(3).tolist()
-        for i, m in enumerate(means)
-    }
 
 
 def main() -> None:
@@ -48,6 +37,7 @@ def main() -> None:
     from racing_replay import exact_final_share, set_final_share
 
     from ragkit.evaluation import racing
+    from tests.unit.test_racing import planted  # the test's own model, not a copy of it
 
     for name, means in SCENARIOS.items():
         schedule = racing.default_schedule(args.questions)

@@ -31,7 +31,7 @@ def typewritten(page: Any) -> bool:
     import pymupdf
 
     mono = total = 0
-    for block in page.get_text("dict").get("blocks", []):
+    for block in page.get_text("dict", flags=pymupdf.TEXTFLAGS_TEXT).get("blocks", []):  # images not read
         for line in block.get("lines", []):
             for span in line["spans"]:
                 n = len(span["text"].strip())

@@ -15,6 +15,7 @@ ragkit multiplies them back, so both engines report the same score for the same 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import weakref
@@ -185,22 +186,23 @@ _ANALYSED: weakref.WeakKeyDictionary[Any, dict[str, list[list[str]]]] = weakref.
 def analysed(store: Any, analyzer: Analyzer) -> list[list[str]]:
     """Every chunk's terms; kept with a store that is never saved (an index on disk keeps its BM25 state
     instead, and holding a large collection's terms for the life of the app would cost memory)."""
-    if getattr(store, "path", None) is not None or getattr(store, "changes", 0):
+    per_store: dict[str, list[list[str]]] | None = None
+    if getattr(store, "path", None) is None and not getattr(store, "changes", 0):
+        with contextlib.suppress(TypeError):  # a store that cannot be weakly keyed: analysed every time
+            per_store = _ANALYSED.setdefault(store, {})
+    if per_store is None:
         return [analyzer(c.text) for c in store.chunks]
-    key = _analyzer_key(analyzer)
-    try:
-        per_store = _ANALYSED.setdefault(store, {})
-    except TypeError:  # a store object that cannot be weakly keyed (no hash): analysed every time
-        return [analyzer(c.text) for c in store.chunks]
+    from ragkit.core.hashing import config_key
+
+    key = config_key(_analyzer_spec(analyzer))
     if key not in per_store:
         per_store[key] = [analyzer(c.text) for c in store.chunks]
     return per_store[key]
 
 
-def _analyzer_key(analyzer: Analyzer) -> str:
-    from ragkit.core.hashing import config_key
-
-    return config_key({**analyzer.spec(), "stop_words": sorted(analyzer.stop_words)})
+def _analyzer_spec(analyzer: Analyzer) -> dict[str, Any]:
+    """Everything that decides an analyzer's terms (a key of analysed text and of saved BM25 states)."""
+    return {**analyzer.spec(), "stop_words": sorted(analyzer.stop_words)}
 
 
 def _state_dir(store: IndexStore, analyzer: Analyzer, k1: float, b: float) -> Any:
@@ -213,8 +215,7 @@ def _state_dir(store: IndexStore, analyzer: Analyzer, k1: float, b: float) -> An
     path = getattr(store, "path", None)
     if path is None or getattr(store, "changes", 0) or not (Path(path) / "manifest.json").is_file():
         return None
-    spec = {**analyzer.spec(), "stop_words": sorted(analyzer.stop_words)}
-    key = config_key({"analyzer": spec, "k1": k1, "b": b, "engine": "bm25s-lucene"})[:12]
+    key = config_key({"analyzer": _analyzer_spec(analyzer), "k1": k1, "b": b, "engine": "bm25s-lucene"})[:12]
     return Path(path) / "bm25" / f"{key}-g{store.generation:06d}"
 
 
