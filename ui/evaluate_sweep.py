@@ -5,13 +5,13 @@ or to compare the top two where they differ most."""
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
+from ragkit.core.progress import StageClock
 from ragkit.evaluation.answer_metrics import judge_backends
 from ragkit.evaluation.grid import Grid
 from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
@@ -198,16 +198,10 @@ def sweep_tab(collection) -> None:
                 note += f"; resuming with {loaded} measured earlier"
             st.info(note)
             bar = st.progress(0.0, text="Building indexes…")
-            started = time.perf_counter()
+            clock = StageClock()  # rate and ETA per stage: an index build's, then the race's
 
             def progress(stage: str, done: int, total: int) -> None:
-                spent = time.perf_counter() - started
-                eta = (
-                    f" · at most {spent / max(done, 1) * (total - done) / 60:.1f} min left"
-                    if done > 5
-                    else ""
-                )
-                bar.progress(min(done / max(total, 1), 1.0), text=f"{stage}: {done}/{total}{eta}")
+                bar.progress(min(done / max(total, 1), 1.0), text=clock.line(stage, done, total))
 
             result = sweep.run(progress)
             bar.empty()

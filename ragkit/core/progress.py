@@ -15,7 +15,23 @@ from typing import IO
 
 Progress = Callable[[str, int, int], None]
 
-UNITS = {"parse": "files", "chunk": "documents", "embed": "chunks", "save": "", "questions": "questions"}
+UNITS = {
+    "parse": "files",
+    "chunk": "documents",
+    "embed": "chunks",
+    "save": "",
+    "questions": "questions",
+    "sweep": "question evaluations",
+}
+
+#: a stage may carry a detail that changes at every event after this mark ("sweep, look 2 of 10 — bm25:
+#: 3 of 30 questions"): rates, ETAs, printed lines and bars belong to the part before it
+DETAIL = " — "
+
+
+def stage_key(stage: str) -> str:
+    """The stage without its detail: what a rate and an ETA are measured over."""
+    return stage.split(DETAIL, 1)[0]
 
 
 def unit_for(stage: str) -> str:
@@ -46,18 +62,19 @@ class StageClock:
     def line(self, stage: str, done: int, total: int, now: float | None = None) -> str:
         """One human line for this event (rate and ETA once a few seconds of data exist)."""
         now = time.monotonic() if now is None else now
-        if stage not in self.started or done < self.started[stage][1]:
-            self.started[stage] = (now, done)
-        t0, d0 = self.started[stage]
-        unit = unit_for(stage)
-        text = f"{stage}: {done:,}/{total:,} {unit}".rstrip()
+        key, _, detail = stage.partition(DETAIL)
+        if key not in self.started or done < self.started[key][1]:
+            self.started[key] = (now, done)
+        t0, d0 = self.started[key]
+        unit = unit_for(key)
+        text = f"{key}: {done:,}/{total:,} {unit}".rstrip()
         elapsed = now - t0
         if done > d0 and elapsed >= 1.0:
             rate = (done - d0) / elapsed
             text += f" · {rate:,.1f}/s"
             if total > done:
                 text += f" · ETA {format_duration((total - done) / rate)}"
-        return text
+        return f"{text} ({detail})" if detail else text
 
 
 class CliProgress:
@@ -81,19 +98,23 @@ class CliProgress:
             return
         line = self.clock.line(stage, done, total)
         now = time.monotonic()
-        last = self._last.get(stage)  # None: the stage's first event is always printed
+        key = stage_key(stage)
+        last = self._last.get(key)  # None: the stage's first event is always printed
         if done >= total or last is None or now - last >= self.interval:
-            self._last[stage] = now
+            self._last[key] = now
             print(line, file=self.stream, flush=True)
 
     def _bar(self, stage: str, done: int, total: int) -> None:
         from tqdm import tqdm
 
-        bar = self._bars.get(stage)
+        key = stage_key(stage)
+        bar = self._bars.get(key)
         if bar is None:
-            bar = self._bars[stage] = tqdm(
-                total=total, desc=stage, unit=unit_for(stage) or "it", file=self.stream, leave=False
+            bar = self._bars[key] = tqdm(
+                total=total, desc=key, unit=unit_for(key) or "it", file=self.stream, leave=False
             )
+        if key != stage:
+            bar.set_postfix_str(stage.partition(DETAIL)[2], refresh=False)  # type: ignore[attr-defined]
         bar.total = total  # type: ignore[attr-defined]
         bar.n = done  # type: ignore[attr-defined]
         bar.refresh()  # type: ignore[attr-defined]

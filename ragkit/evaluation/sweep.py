@@ -23,13 +23,13 @@ from typing import Any
 from ragkit import __version__
 from ragkit.core.files import atomic_write
 from ragkit.core.hashing import config_key
+from ragkit.core.progress import DETAIL, Progress
 from ragkit.evaluation.comparisons import check_primary, default_primary
 from ragkit.evaluation.grid import Candidate, Grid
 from ragkit.evaluation.metric_names import LOWER_IS_BETTER
 from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.racing import Drop, Schedule, default_schedule, look
 from ragkit.evaluation.runner import failure
-from ragkit.evaluation.runners import Progress
 from ragkit.evaluation.runs import save_record, saved_records
 from ragkit.evaluation.sweep_result import summarise
 from ragkit.evaluation.sweep_runners import (
@@ -207,13 +207,13 @@ class Sweep:
                     return "cancelled"
                 if self.budget is not None and self.evaluations_used() >= self.budget:
                     return "budget spent"
-                self._step(k, q, li)
+                self._step(k, q, li, progress)
                 if progress is not None:  # overall: done of at most what is left if nobody else drops
                     done = self.evaluations_used()
                     mine = len(self.rows[k]) + len(self.pending.get(k, ()))
                     progress(
-                        f"look {li + 1} of {n_looks}, {len(live)} set-ups in the race; "
-                        f"{self.by_key[k].name}: {mine} of {len(batch)} questions",
+                        f"sweep, look {li + 1} of {n_looks} ({len(live)} set-ups in the race)"
+                        f"{DETAIL}{self.by_key[k].name}: {mine} of {len(batch)} questions",
                         done,
                         done + self._remaining(),
                     )
@@ -224,14 +224,18 @@ class Sweep:
         n = len(self.items)
         return sum(n - len(self.rows[k]) - len(self.pending.get(k, ())) for k in self.alive())
 
-    def _step(self, key: str, q: Any, li: int) -> None:
+    def _step(self, key: str, q: Any, li: int, progress: Progress | None = None) -> None:
         cand = self.by_key[key]
         try:
             runner = self.runners.get(key)
             if runner is None:
-                extra = {}
+                extra: dict[str, Any] = {}
+                if progress is not None:  # building an index (chunk, embed) can take minutes: say so
+                    extra["progress"] = lambda stage, done, total: progress(
+                        f"{stage}{DETAIL}for {cand.name}", done, total
+                    )
                 if self.judge is not None:
-                    extra = {"judge": self.judge, "judge_metrics": (judge_metric(self.metric),)}
+                    extra |= {"judge": self.judge, "judge_metrics": (judge_metric(self.metric),)}
                 runner = self.runners[key] = self.make_runner(
                     self.qset, cand.config, self.embedders, self.index_root, **extra
                 )

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 from ragkit.core.errors import RagkitError
+from ragkit.core.progress import Progress
 from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
 from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.runners import BeirRunner
@@ -32,14 +33,22 @@ def question_order(qset: QuestionSet, limit: int | None, seed: int) -> list[Any]
     return items[: limit or None]
 
 
-def default_runner(qset: QuestionSet, config: Any, embedders: dict, index_root: str, **judging: Any) -> Any:
+def default_runner(
+    qset: QuestionSet,
+    config: Any,
+    embedders: dict,
+    index_root: str,
+    progress: Progress | None = None,
+    **judging: Any,
+) -> Any:
     """The runner ``eval run`` uses for this kind of set: retrieval only for BEIR, else the pipeline
-    (``judging``: the judge and the judge metric, when the sweep optimises one)."""
+    (``progress``: the index build's stages; ``judging``: the judge and the judge metric, when the sweep
+    optimises one)."""
     if qset.kind == "beir":  # ranked by retrieval metrics: BM25 alone embeds nothing
-        return BeirRunner(qset, config, embedders, index_root, text_only=True)
+        return BeirRunner(qset, config, embedders, index_root, progress, text_only=True)
     from ragkit.evaluation.question_runner import QuestionRunner
 
-    return QuestionRunner(qset, config, embedders, index_root, **judging)
+    return QuestionRunner(qset, config, embedders, index_root, progress, **judging)
 
 
 def judge_metric(metric: str) -> str:

@@ -138,6 +138,25 @@ def test_exhaustive_sweep_runs_every_set_up_on_every_question(tmp_path):
     assert len(result["best_within_noise"]) == 3  # the bm25 set-ups are worse at full alpha too
 
 
+def test_building_a_set_ups_index_reports_its_stages_named_by_the_set_up(tmp_path):
+    class Embedding(PlantedRunner):  # building an index: a stage with its own count, before any question
+        def __init__(self, qs, config, embedders, index_root, progress=None, **judging):
+            super().__init__(qs, config, embedders, index_root, **judging)
+            for done in (0, 40, 80):
+                progress("embed", done, 80)
+
+    events = []
+    s = make(tmp_path=tmp_path, budget=5)
+    s.make_runner = Embedding
+    s.run(lambda stage, done, total: events.append((stage, done, total)), checkpoint=False)
+    assert ("embed — for bm25 · bm25_k1=0.9", 40, 80) in events
+    assert events.index(("embed — for bm25 · bm25_k1=0.9", 80, 80)) < next(
+        i for i, e in enumerate(events) if e[0].startswith("sweep, look 1 of")
+    )  # reported while it is built, before the set-up's first question
+    # without a progress callback nothing is passed (a runner need not take one)
+    make(tmp_path=tmp_path, budget=5).run(checkpoint=False)
+
+
 def test_cancel_keeps_what_was_measured_and_the_same_sweep_resumes(tmp_path):
     calls = {"n": 0}
 
