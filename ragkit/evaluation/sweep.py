@@ -212,8 +212,8 @@ class Sweep:
                     done = self.evaluations_used()
                     mine = len(self.rows[k]) + len(self.pending.get(k, ()))
                     progress(
-                        f"sweep, look {li + 1} of {n_looks} ({len(live)} set-ups in the race)"
-                        f"{DETAIL}{self.by_key[k].name}: {mine} of {len(batch)} questions",
+                        f"sweep{DETAIL}look {li + 1} of {n_looks}, {len(live)} set-ups in the race; "
+                        f"{self.by_key[k].name}: {mine} of {len(batch)} questions",
                         done,
                         done + self._remaining(),
                     )

@@ -44,15 +44,15 @@ def test_a_stage_detail_changing_every_event_keeps_one_rate_and_one_line_per_int
     """A sweep names the set-up answering at each event: the rate, the ETA and the printed lines belong
     to the stage, not to each set-up's name."""
     clock = StageClock()
-    assert clock.line("sweep, look 1 of 10 — bm25: 1 of 30 questions", 1, 401, now=10.0) == (
-        "sweep, look 1 of 10: 1/401 question evaluations (bm25: 1 of 30 questions)"
+    assert clock.line("sweep — look 1 of 10; bm25: 1 of 30 questions", 1, 401, now=10.0) == (
+        "sweep: 1/401 question evaluations (look 1 of 10; bm25: 1 of 30 questions)"
     )
-    assert clock.line("sweep, look 1 of 10 — dense: 1 of 30 questions", 101, 401, now=14.0) == (
-        "sweep, look 1 of 10: 101/401 question evaluations · 25.0/s · ETA 12 s (dense: 1 of 30 questions)"
+    assert clock.line("sweep — look 2 of 10; dense: 31 of 60 questions", 101, 401, now=14.0) == (
+        "sweep: 101/401 question evaluations · 25.0/s · ETA 12 s (look 2 of 10; dense: 31 of 60 questions)"
     )
     out = io.StringIO()
     p = CliProgress(stream=out, interval=3600)
     for done in range(1, 60):
-        p(f"sweep, look 1 of 2 — set-up {done % 7}: {done} of 60 questions", done, 120)
+        p(f"sweep — look {done // 30 + 1} of 2; set-up {done % 7}: {done} of 60 questions", done, 120)
     p("embed — for set-up 3", 5, 10)
     assert len(out.getvalue().splitlines()) == 2  # the look's first event, then the new stage's

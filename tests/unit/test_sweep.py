@@ -151,7 +151,7 @@ def test_building_a_set_ups_index_reports_its_stages_named_by_the_set_up(tmp_pat
     s.run(lambda stage, done, total: events.append((stage, done, total)), checkpoint=False)
     assert ("embed — for bm25 · bm25_k1=0.9", 40, 80) in events
     assert events.index(("embed — for bm25 · bm25_k1=0.9", 80, 80)) < next(
-        i for i, e in enumerate(events) if e[0].startswith("sweep, look 1 of")
+        i for i, e in enumerate(events) if e[0].startswith("sweep — look 1 of")
     )  # reported while it is built, before the set-up's first question
     # without a progress callback nothing is passed (a runner need not take one)
     make(tmp_path=tmp_path, budget=5).run(checkpoint=False)
