@@ -91,3 +91,23 @@ def test_a_visitors_searxng_instance_must_pass_the_policy(rebinding, monkeypatch
             SearxngClient(url).search("kiln", 3)
         monkeypatch.setenv("SEARXNG_URL", url)  # the administrator's instance
         assert SearxngClient(url).search("kiln", 3)
+
+
+def test_a_visitors_qdrant_server_is_refused_on_connection_the_operators_is_not(rebinding, monkeypatch):
+    from ragkit.core.errors import IndexStoreError
+    from ragkit.index.vectorstores.qdrant_server import QdrantServerStore
+    from tests.fake_qdrant import FakeQdrant
+
+    with FakeQdrant() as srv:
+        url = visitor(srv.url)
+        assert QdrantServerStore(url, "papers", 4).count() == 0  # the CLI's server: used as given
+        netpolicy.serve_visitors()
+        calls = len(srv.calls)
+        with pytest.raises(
+            IndexStoreError, match=r"refused by the fetch policy .*loopback.*QDRANT_URL"
+        ) as err:
+            QdrantServerStore(url, "papers", 4).count()
+        assert url in str(err.value) and len(srv.calls) == calls  # named, and never reached
+        monkeypatch.setenv("QDRANT_URL", url)  # the administrator's own server
+        assert QdrantServerStore(url, "papers", 4).count() == 0
+        assert len(srv.calls) > calls

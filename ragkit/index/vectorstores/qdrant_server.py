@@ -12,6 +12,7 @@ import numpy as np
 from ragkit.core.errors import IndexStoreError, ModelMismatchError
 from ragkit.core.optional import require
 from ragkit.index.vectorstores.base import _BATCH, API_KEY_ENV, _payload, _rows, point_id
+from ragkit.ingestion.netpolicy import policy_client_kwargs, refusal, service_policy
 
 
 class QdrantServerStore:
@@ -33,12 +34,17 @@ class QdrantServerStore:
     def client(self) -> Any:
         if self._client is None:
             qdrant_client = require("qdrant_client", "a Qdrant server store")
+            # a visitor's server URL (the app's, not $QDRANT_URL) is reached only through the fetch policy,
+            # on every connection, at the addresses it checked: a rebinding host cannot lead inside
+            policy = service_policy(self.uri, os.environ.get("QDRANT_URL"))
+            extra = {} if policy is None else policy_client_kwargs(policy)
             self._client = qdrant_client.QdrantClient(
                 url=self.uri,
                 api_key=os.environ.get(API_KEY_ENV) or None,
                 prefer_grpc=False,
                 timeout=int(self.timeout),
                 check_compatibility=False,
+                **extra,
             )
         return self._client
 
@@ -53,6 +59,11 @@ class QdrantServerStore:
 
     def _explain(self, what: str, e: Exception) -> str:
         where = f"Qdrant server {self.uri}"
+        if reason := refusal(e):
+            return (
+                f"{where} refused by the fetch policy while trying to {what}: {reason} (the "
+                "administrator's own server: set $QDRANT_URL to it or add its host to $RAGKIT_FETCH_ALLOW)"
+            )
         status = getattr(e, "status_code", None)
         text = str(e)
         key = os.environ.get(API_KEY_ENV)
