@@ -13,6 +13,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams
+from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import ocr_pages
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
@@ -112,9 +113,13 @@ def _plain_pages(
                     "blocks", flags=pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
                 )
                 width = page.rect.width
+                numbered = numbered_page_text(page)  # a transcript's page: read row by row
             blocks = [(b[0], b[1], b[2], b[3], b[4]) for b in raw if b[6] == 0 and b[4].strip()]
+            if numbered is not None:  # its paragraphs, top to bottom, in the page's width
+                paras = [t for t in numbered.split("\n\n") if t.strip()]
+                blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
             budget.add_text(sum(len(b[4]) for b in blocks))
-            raw_pages.append((blocks, plumber.tables(i), width))
+            raw_pages.append((blocks, plumber.tables(i) if numbered is None else [], width))
             if progress:
                 progress(i + 1, doc.page_count)  # type: ignore[attr-defined]
     words = _Hyphenation(b[4] for blocks, _, _ in raw_pages for b in blocks)

@@ -14,6 +14,7 @@ from typing import Any
 
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, check_page_streams
+from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.tables import count_markdown_tables
 
@@ -142,9 +143,11 @@ def parse_layout_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)
                 check_page_streams(name, doc, page, i, budget)
-                laid.append(layout_page(page))
-                typed.append(typewritten(page))
-                edits.append(ruled_tables(laid[-1], plumber.tables(i)))
+                numbered = numbered_page_text(page)  # a transcript's page: read row by row
+                laid.append(layout_page(page) if numbered is None else LayoutPage(numbered, ()))
+                typed.append(numbered is None and typewritten(page))
+                found = plumber.tables(i) if numbered is None else []
+                edits.append(ruled_tables(laid[-1], found))
             budget.add_text(len(laid[-1].text))
             if progress:
                 progress(i + 1, doc.page_count)

@@ -133,11 +133,20 @@ def test_spacing_accents_of_tex_pdfs_are_joined_onto_their_letters():
 
 def test_a_typewritten_page_is_prose_not_code_and_code_on_a_normal_page_keeps_its_marks(tmp_path):
     """A court transcript set in Courier throughout: the layout engine marks monospaced text as code; on a
-    page that is mostly monospaced the marks go (the quoted answer reads "10 Tuesday, January 13, 2009",
+    page that is mostly monospaced the marks go (the quoted answer reads "Tuesday, January 13, 2009",
     not "`10 Tuesday, …`"). A page of prose with one line of code keeps its code mark."""
     transcript = load_document(PDFS / "transcript_scotus_p1.pdf").pages[0].text
     assert "`" not in transcript and "Tuesday, January 13, 2009" in transcript
     assert "on behalf of the Petitioner" in transcript
+    typed = pymupdf.open()  # typewritten without line numbers (an RFC, a typed letter)
+    sheet = typed.new_page()
+    for i, line in enumerate(
+        ["Dear Ms. Hale,", "the kiln was fired on Tuesday at noon.", "Yours, A. Potter"]
+    ):
+        sheet.insert_text((72, 72 + 24 * i), line, fontsize=11, fontname="cour")
+    typed.save(tmp_path / "letter.pdf")
+    letter = load_document(tmp_path / "letter.pdf").pages[0].text
+    assert "the kiln was fired on Tuesday at noon." in letter and "`" not in letter
     doc = pymupdf.open()
     page = doc.new_page()
     page.insert_text(
@@ -149,3 +158,66 @@ def test_a_typewritten_page_is_prose_not_code_and_code_on_a_normal_page_keeps_it
     doc.save(path)
     text = load_document(path).pages[0].text
     assert "`kiln --fire`" in text or "```" in text  # still code: most of the page is prose
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_transcripts_margin_line_numbers_are_not_text_and_its_sentences_run_on(parser):
+    """The Supreme Court transcript numbers its lines 1–25 down the left margin: neither parser keeps the
+    numbers ("oral 13 argument" was indexed) and a sentence wrapped over rows reads as one."""
+    settings = ParseSettings(pdf_parser=parser)
+    text = load_document(PDFS / "transcript_scotus_p1.pdf", settings=settings).pages[0].text
+    assert "came on for oral argument before the Supreme Court of the United States at 1:01 p.m." in text
+    assert "Deputy Attorney General, Los Angeles, Cal.; on behalf of the Petitioner." in text
+    assert "\n\nTuesday, January 13, 2009\n\n" in text  # its own paragraph, without its row number
+    assert not any(f"{n} " in text.split("\n")[0][:3] for n in range(1, 26))
+    assert " 12 " not in text and " 13 " not in text and "\n25" not in text
+
+
+def pleading(tmp_path, rows: list[str], first: int = 1, x_numbers: float = 40) -> Path:
+    """A page with numbered rows (numbers right-aligned at ``x_numbers`` + 14, text from x 90)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for i, row in enumerate(rows):
+        y = 80 + 24 * i
+        number = str(first + i)
+        page.insert_text((x_numbers + 14 - 6 * len(number), y), number, fontsize=11, fontname="cour")
+        if row:
+            page.insert_text((90 + 6.6 * (len(row) - len(row.lstrip())), y), row.lstrip(), fontsize=11,
+                             fontname="cour")  # fmt: skip
+    path = tmp_path / f"pleading-{first}-{x_numbers}.pdf"
+    doc.save(path)
+    return path
+
+
+TRANSCRIPT = [
+    "Q. Where was the kiln on the night",
+    "of the fire?",
+    "A. In the shed behind the studio.",
+    "",
+    "    THE COURT: Counsel, please go",
+    "on.",
+    "MR. HALE: Thank you. The witness",
+    "saw the glaze before the firing",
+    "began.",
+    "Q. And the cone?",
+    "A. Cone six.",
+    "",
+]
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_numbered_rows_become_paragraphs_by_speaker_and_other_pages_are_untouched(tmp_path, parser):
+    settings = ParseSettings(pdf_parser=parser)
+    text = load_document(pleading(tmp_path, TRANSCRIPT), settings=settings).pages[0].text
+    paras = [p for p in text.split("\n\n") if p.strip()]
+    assert paras[:2] == [
+        "Q. Where was the kiln on the night of the fire?",
+        "A. In the shed behind the studio.",
+    ]
+    assert "MR. HALE: Thank you. The witness saw the glaze before the firing began." in paras
+    assert "THE COURT: Counsel, please go on." in paras
+    assert not any(ch.isdigit() for ch in text.replace("Cone six", ""))
+    # numbers that do not start at 1, or too few rows: a column of figures, not line numbers
+    for path in (pleading(tmp_path, TRANSCRIPT, first=7), pleading(tmp_path, TRANSCRIPT[:8])):
+        kept = load_document(path, settings=settings).pages[0].text
+        assert "7" in kept or "1" in kept
