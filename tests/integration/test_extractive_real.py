@@ -76,3 +76,18 @@ def test_a_documents_own_reference_stays_text_and_footers_are_never_quoted(pipe)
     for question in ("What media type does KVL register?", "Which document is the KVL format based on?"):
         text = pipe.ask(question).text
         assert "[Page" not in text and "Informational" not in text
+
+
+def test_a_transcripts_date_line_and_counsel_answer_offline(tmp_path, embedder):
+    """The Supreme Court transcript read row by row (no margin line numbers): the argument's date sits
+    on a line of its own before the sentence about the argument, and counsel's name in the appearances."""
+    from tests.conftest import PDFS
+
+    store, chunker = open_or_create(tmp_path / "idx", embedder, SlidingChunker())
+    assert not ingest_paths(store, [PDFS / "transcript_scotus_p1.pdf"], chunker, embedder).failed
+    pipe = RagPipeline(PipelineConfig(), store, embedder)
+    dated = pipe.ask("On what date was the Knowles v. Mirzayance argument heard?")
+    assert not dated.abstained and "January 13, 2009" in dated.text
+    assert "oral argument" in dated.text  # with the sentence that says what happened on that date
+    counsel = pipe.ask("Who argued for the petitioner in Knowles v. Mirzayance?")
+    assert not counsel.abstained and "STEVEN E. MERCER" in counsel.text

@@ -8,8 +8,9 @@
   share the weight.
 - **Choice**: the best unit; when it lacks the expected kind but a unit about as relevant has it, that
   one; for "why", the neighbouring sentence that gives the reason when the best one only states the
-  premise; a table row comes with its header (and the other rows that match as well), a code block with
-  the sentence that introduces it.
+  premise; for "when", a date on a line of its own just before the best sentence (a transcript's or a
+  letter's date line) when the sentence has none; a table row comes with its header (and the other rows
+  that match as well), a code block with the sentence that introduces it.
 - **Answerability** in [0, 1] = ``0.45 × coverage of the chosen evidence + 0.25 × kind found + 0.30 ×
   cosine (0.25 -> 0, 0.6 -> 1)``, at most ``CAP`` when the evidence lacks a name the question asks about
   or holds only that name and none of what is asked about it: the topic being near is not enough; the
@@ -25,14 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.llms.extractive.question import QuestionSpec
-from ragkit.llms.extractive.units import Unit, person_names
+from ragkit.llms.extractive.units import MONTHS, Unit, person_names
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s?(?:[kKMB%]|ms|s|GB|MB|KB|octets|bytes|pixels|hours|days|"
                      r"years|minutes|seconds|percent))?(?![\w])")  # fmt: skip
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _DATE = re.compile(
-    rf"\b(?:(?:{_MONTHS})\.?\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+\d{{4}}"
-    rf"|\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}|(?:{_MONTHS})\s+\d{{4}}|(?:1[89]|20)\d\d|\d{{4}}-\d\d-\d\d)\b",
+    rf"\b(?:(?:{MONTHS})\.?\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+\d{{4}}"
+    rf"|\d{{1,2}}\s+(?:{MONTHS})\s+\d{{4}}|(?:{MONTHS})\s+\d{{4}}|(?:1[89]|20)\d\d|\d{{4}}-\d\d-\d\d)\b",
     re.I,
 )
 _REASON = re.compile(
@@ -179,6 +179,14 @@ def choose(
         code = next((s for s in scored[:8] if s.unit.kind == "code" and s.score >= 0.6 * best.score), None)
         best = code or best
     chosen = [best]
+    if spec.expects == "date" and not best.kind and best.unit.kind == "sentence":
+        # the date on a line of its own just before the sentence on the topic (a transcript's or a
+        # letter's date line) answers it
+        before = {best.unit.position - 1, best.unit.position - 2}
+        line = next((s for s in scored if s.unit.position in before and s.unit.source == best.unit.source
+                     and s.unit.kind == "line" and kind_found(s.unit.text, spec)), None)  # fmt: skip
+        if line is not None:
+            chosen = [line, best]
     if spec.expects == "reason" and not _REASON.search(best.unit.text):
         after = best.unit.position + 1
         nxt = next((s for s in scored if s.unit.position == after and s.unit.source == best.unit.source

@@ -35,7 +35,7 @@ class Unit:
     Attributes:
         source: the 1-based number of the retrieved chunk it is quoted from.
         position: its order among all candidates (reading order within a source).
-        text: what is quoted (a sentence, a table row, a code block with its fences, a name line).
+        text: what is quoted (a sentence, a table row, a code block with its fences, a name or date line).
         kind: ``sentence``, ``row``, ``code`` or ``line``.
         header: a row's table header; the sentence that introduces a code block.
         context: the document's title and the chunk's heading path (its words count, weaker).
@@ -109,6 +109,15 @@ def person_names(text: str, common: frozenset[str] | set[str] = frozenset()) -> 
         if not all(w in common for w in words):
             out.append(m.group(0))
     return out
+
+
+MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+#: a full calendar date ("Tuesday, January 13, 2009", "13 January 2009", "2009-01-13"): a short line
+#: holding one is a value (a transcript's or a letter's date line), not a heading
+FULL_DATE = re.compile(
+    rf"\b(?:(?:{MONTHS})\.?\s+\d{{1,2}},?\s+\d{{4}}|\d{{1,2}}\s+(?:{MONTHS})\s+\d{{4}}|\d{{4}}-\d\d-\d\d)\b",
+    re.I,
+)
 
 
 def clean(text: str) -> str:
@@ -233,7 +242,8 @@ def _units_of(
             if is_heading(raw, heading_path, whole):
                 if _HEADING.match(raw) or raw.strip() in heading_path:
                     continue  # a heading is never a quote
-                if len(person_names(raw)) >= 2 or (s < front_end and len(person_names(raw)) >= 1):
+                names = len(person_names(raw))
+                if names >= 2 or (s < front_end and names >= 1) or FULL_DATE.search(raw):
                     out.append(Unit(n, 0, clean(raw), "line", "", context, sources, s < front_end))
                 continue
             line = clean(raw)
