@@ -20,6 +20,11 @@ from ragkit.ingestion.tables import count_markdown_tables
 
 _PICTURE = re.compile(r"^\*\*==> picture \[[^\]]*\] intentionally omitted <==\*\*\s*$", re.M)
 _BLANKS = re.compile(r"\n{3,}")
+#: the engine's HTML for raised and lowered text (footnote marks, exponents, chemical formulas)
+_SCRIPT = re.compile(r"<(sup|sub)>([^<>\n]{0,24})</\1>")
+_SCRIPT_DIGITS = re.compile(r"[\d+\-=(),\s]+")
+_RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
+_LOWERED = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
 _FENCE = re.compile(r"^```[^\n`]*\n?", re.M)
 _INLINE_CODE = re.compile(r"`([^`\n]*)`")
 #: the share of a page's characters in monospaced fonts above which it is typewritten, not code
@@ -103,6 +108,20 @@ def _page_number(text: str) -> bool:
     return bool(re.fullmatch(r"(page\s*)?[\divxlc]+(\s*(of|/)\s*\d+)?", " ".join(text.split()).lower()))
 
 
+def scripts(text: str) -> str:
+    """The engine's ``<sup>``/``<sub>`` as text: digits as Unicode super-/subscripts ("S2ORC,¹",
+    "10⁶", "H₂O"), anything else (a "†" mark, "st") as it is, the emphasis marks inside dropped. Quotes
+    and the page view show no HTML tags, and the analyzer reads a raised digit as no part of a word."""
+
+    def one(m: re.Match[str]) -> str:
+        inner = m.group(2).strip("_* ")
+        if inner and _SCRIPT_DIGITS.fullmatch(inner):
+            return inner.replace(" ", "").translate(_RAISED if m.group(1) == "sup" else _LOWERED)
+        return inner
+
+    return _SCRIPT.sub(one, text)
+
+
 def drop_running_margins(
     pages: list[LayoutPage], edits: list[tuple[list[tuple[int, int, str]], set[int]]] | None = None
 ) -> list[str]:
@@ -124,7 +143,7 @@ def drop_running_margins(
         changes = [(a, b, "") for a, b in drop] + mine
         for a, b, new in sorted(changes, reverse=True):
             text = text[:a] + new + text[b:]
-        text = _PICTURE.sub("", text)  # "picture intentionally omitted" placeholders are not text
+        text = scripts(_PICTURE.sub("", text))  # "picture intentionally omitted" placeholders are not text
         out.append(_BLANKS.sub("\n\n", text).strip())
     return out
 
@@ -164,6 +183,7 @@ __all__ = [
     "drop_running_margins",
     "layout_page",
     "parse_layout_pages",
+    "scripts",
     "typewritten",
     "unmark_code",
 ]

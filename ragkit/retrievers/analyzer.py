@@ -12,7 +12,10 @@ LUCENE_STOP_WORDS = frozenset(
     these they this to was will with
     """.split()
 )
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+#: words: a raised digit (a footnote mark "pipeline⁸", an exponent "10⁶") is not part of one; a lowered
+#: digit is read as a digit ("H₂O" is "h2o", as a query types it)
+_TOKEN = re.compile(r"[^\W\u00b2\u00b3\u00b9\u2070-\u2079]+", re.UNICODE)
+_LOWERED = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
 
 #: languages the BM25 analyzer supports: PyStemmer's Snowball stemmers with a stop-word list
 #: (Lucene's for English; bm25s's lists for the others)
@@ -72,9 +75,11 @@ class Analyzer:
         return self._stem
 
     def __call__(self, text: str) -> list[str]:
-        words = [w for w in _TOKEN.findall(text.lower()) if w not in self.stop_words]
+        words = [w for w in _TOKEN.findall(text.lower().translate(_LOWERED)) if w not in self.stop_words]
         stem = self._stemmer()
         return [stem(w) for w in words] if stem else words
 
     def spec(self) -> dict:
-        return {"stemmer": self.stemmer_name, "stop_words": len(self.stop_words)}
+        # "tokens": how words are cut (2: raised and lowered digits split words), part of every key of
+        # analysed text and saved BM25 states
+        return {"stemmer": self.stemmer_name, "stop_words": len(self.stop_words), "tokens": 2}

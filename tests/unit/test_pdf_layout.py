@@ -221,3 +221,19 @@ def test_numbered_rows_become_paragraphs_by_speaker_and_other_pages_are_untouche
     for path in (pleading(tmp_path, TRANSCRIPT, first=7), pleading(tmp_path, TRANSCRIPT[:8])):
         kept = load_document(path, settings=settings).pages[0].text
         assert "7" in kept or "1" in kept
+
+
+def test_raised_and_lowered_text_reads_as_text_not_html():
+    """The layout engine writes footnote marks and exponents as <sup>/<sub>: quotes and the page view
+    showed "S2ORC,<sup>1</sup>", and BM25 indexed "sup" as a word of every footnoted sentence."""
+    from ragkit.ingestion.pdf_layout import scripts
+    from ragkit.retrievers.analyzer import Analyzer
+
+    text = scripts("Lu Wang**<sup>_†∗_</sup> **Mark; S2ORC,<sup>1</sup> uses GROBID<sup>10</sup>; "
+                   "10<sup>6</sup>, H<sub>2</sub>O, the 1<sup>st</sup> pipeline<sup>8</sup>.")  # fmt: skip
+    assert text == "Lu Wang**†∗ **Mark; S2ORC,¹ uses GROBID¹⁰; 10⁶, H₂O, the 1st pipeline⁸."
+    terms = Analyzer()(text)
+    assert "grobid" in terms and "pipelin" in terms and "h2o" in terms and "sup" not in terms
+    paper = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf")
+    assert not any("<sup>" in p.text or "<sub>" in p.text for p in paper.pages)
+    assert "S2ORC,¹" in paper.pages[0].text
