@@ -59,6 +59,7 @@ class LayoutPage:
     text: str
     margins: tuple[tuple[int, int], ...]  # (start, stop) of each header/footer box in ``text``
     boxes: tuple[tuple[int, int, tuple[float, float, float, float]], ...] = ()  # every box: start, stop, bbox
+    classes: tuple[str, ...] = ()  # each box's class ("text", "footnote", "table", …), as ``boxes``
 
 
 def layout_page(page: Any) -> LayoutPage:
@@ -73,7 +74,73 @@ def layout_page(page: Any) -> LayoutPage:
     boxes = chunks[0].get("page_boxes") or []
     margins = tuple(tuple(b["pos"]) for b in boxes if b["class"] in ("page-header", "page-footer"))
     placed = tuple((*b["pos"], tuple(b["bbox"])) for b in boxes)
-    return LayoutPage(chunks[0]["text"], margins, placed)  # type: ignore[arg-type]
+    classes = tuple(str(b["class"]) for b in boxes)
+    return LayoutPage(chunks[0]["text"], margins, placed, classes)  # type: ignore[arg-type]
+
+
+def _continues(before: str, after: str) -> bool:
+    """Whether ``after`` goes on with the sentence ``before`` left open (no closing punctuation, and a
+    lower-case letter or a continuing mark next)."""
+    end, start = before.rstrip()[-1:], after.lstrip()[:1]
+    return bool(end) and end not in '.!?:;…"”|' and (start.islower() or start in ",;)")
+
+
+_NOTE_NUMBER = re.compile(r"^\d{1,2}\s?[^\s\d.,]")
+#: a footnote's own number, as the engine writes it ("> 8The papers …", "9https://…")
+_NOTE_MARK = re.compile(r"^(>\s*)?(\d{1,2})\s?(?=[^\s\d.,])")
+
+
+def _raise_mark(m: re.Match[str]) -> str:
+    """A footnote's number raised, as on the page ("> ⁸ The papers …"): a mark, not a number the text
+    states (the reader would quote "8The papers …" to "how many …?")."""
+    return f"{m.group(1) or ''}{m.group(2).translate(_RAISED)} "
+
+
+def footnotes_found(pg: LayoutPage) -> list[tuple[tuple[int, int, tuple[float, ...]], str]]:
+    """The page's boxes in reading order with their classes, a footnote the engine took for text put
+    right: a text box next to a footnote, low on the page, that opens with its number ("9https://…",
+    "11Our evaluations …")."""
+    boxes = sorted(zip(pg.boxes, pg.classes, strict=True), key=lambda x: x[0][0])
+    bottom = max((bbox[3] for _, _, bbox in pg.boxes), default=0.0)
+    out = []
+    for i, ((a, b, bbox), cls) in enumerate(boxes):
+        near = {c for _, c in boxes[max(i - 1, 0) : i + 2]}
+        low = bbox[1] > 0.8 * bottom
+        if cls == "text" and "footnote" in near and low and _NOTE_NUMBER.match(pg.text[a:b].strip()):
+            cls = "footnote"
+        out.append(((a, b, bbox), cls))
+    return out
+
+
+def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], str]:
+    """Edits that take the footnotes out of the running text (they are returned, to go at the page's end)
+    and join a paragraph the engine split — at a column break, or around the footnotes the engine put
+    between its halves ("citation recommendation (He" … "> 15https://…" … "et al., 2010)"). Boxes whose
+    start is in ``skip`` (dropped margins, tables from ruling lines) are left alone and end a paragraph."""
+    edits: list[tuple[int, int, str]] = []
+    notes: list[str] = []
+    between: list[tuple[int, int]] = []  # footnotes since the last text box
+    last: tuple[int, str] | None = None  # the last text box: where its text ends, and that text
+    for (a, b, _), cls in footnotes_found(pg):
+        if a in skip:
+            last = None
+            continue
+        if cls == "footnote":
+            notes.append(_NOTE_MARK.sub(_raise_mark, pg.text[a:b].strip()))
+            between.append((a, b))
+            continue
+        if cls == "text" and last is not None and _continues(last[1], pg.text[a:b]):
+            lead = len(pg.text[a:b]) - len(pg.text[a:b].lstrip())
+            hyphen = re.search(r"[a-z]-$", last[1]) is not None  # "ta-" | "bles": one word again
+            end = last[0] - 1 if hyphen else last[0]
+            edits.append((end, a + lead, "" if hyphen else " "))  # the break and the notes in it go
+        else:
+            edits += [(x, y, "") for x, y in between]
+        between = []
+        seg = pg.text[a:b].rstrip()
+        last = (a + len(seg), seg) if cls == "text" else None
+    edits += [(x, y, "") for x, y in between]
+    return edits, "\n\n".join(n for n in notes if n)
 
 
 def _inside(box: tuple[float, ...], region: tuple[float, ...]) -> float:
@@ -140,9 +207,12 @@ def drop_running_margins(
             if not pg.text[a:b].strip() or _page_number(pg.text[a:b]) or seen[_running(pg.text[a:b])] > 1
         ]  # fmt: skip
         text = pg.text
-        changes = [(a, b, "") for a, b in drop] + mine
+        flowed, notes = reflow(pg, replaced | {a for a, _ in drop})
+        changes = [(a, b, "") for a, b in drop] + mine + flowed
         for a, b, new in sorted(changes, reverse=True):
             text = text[:a] + new + text[b:]
+        if notes:  # footnotes after the running text, as on the page
+            text = f"{text.rstrip()}\n\n{notes}"
         text = scripts(_PICTURE.sub("", text))  # "picture intentionally omitted" placeholders are not text
         out.append(_BLANKS.sub("\n\n", text).strip())
     return out
@@ -181,8 +251,10 @@ __all__ = [
     "TYPEWRITTEN",
     "LayoutPage",
     "drop_running_margins",
+    "footnotes_found",
     "layout_page",
     "parse_layout_pages",
+    "reflow",
     "scripts",
     "typewritten",
     "unmark_code",

@@ -237,3 +237,35 @@ def test_raised_and_lowered_text_reads_as_text_not_html():
     paper = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf")
     assert not any("<sup>" in p.text or "<sub>" in p.text for p in paper.pages)
     assert "S2ORC,¹" in paper.pages[0].text
+
+
+def test_a_paragraph_split_by_a_column_break_and_footnotes_reads_as_one():
+    """The layout engine puts column 1's footnotes between the halves of a paragraph that goes on in
+    column 2 ("inline (He" … "> 15https://…" … "et al., 2010)"), and can take a footnote for text: the
+    footnotes go to the page's end and the halves join (a word hyphenated at the break is one word)."""
+    from ragkit.ingestion.pdf_layout import LayoutPage, drop_running_margins
+
+    parts = [
+        ("text", (72, 600, 291, 700), "Used directly for both inline (He \n\n"),
+        ("text", (84, 713, 277, 723), "9https://example.org/science- \n\n"),  # a footnote, taken for text
+        ("footnote", (72, 727, 99, 733), "> parse \n\n"),
+        ("text", (307, 66, 526, 196), "et al., 2010) recommendation. Tables are ta- \n\n"),
+        ("text", (307, 200, 526, 300), "bles of results. \n\n"),
+        ("section-header", (307, 310, 526, 320), "# **Results** \n\n"),
+        ("text", (307, 330, 526, 400), "more text follows here. \n\n"),
+    ]
+    text, boxes, at = "", [], 0
+    for _, bbox, seg in parts:
+        boxes.append((at, at + len(seg), bbox))
+        text, at = text + seg, at + len(seg)
+    page = LayoutPage(text, (), tuple(boxes), tuple(c for c, _, _ in parts))
+    out = drop_running_margins([page])[0]
+    assert (
+        "Used directly for both inline (He et al., 2010) recommendation. Tables are tables of results." in out
+    )
+    assert out.index("# **Results**") < out.index("more text follows here.")  # a heading still ends one
+    assert out.endswith("⁹ https://example.org/science-\n\n> parse")  # its number a raised mark
+    paper = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf").pages
+    assert "both inline (He et al., 2010; Duma and Klein" in paper[6].text
+    assert "being recognized as inline citations in papers" in paper[2].text
+    assert "use these tables for corpus-level results" in paper[7].text
