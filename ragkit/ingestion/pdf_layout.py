@@ -100,7 +100,8 @@ def footnotes_found(pg: LayoutPage) -> list[tuple[tuple[int, int, tuple[float, .
     """The page's boxes in reading order with their classes, a footnote the engine took for text put
     right: a text box next to a footnote, low on the page, that opens with its number ("9https://…",
     "11Our evaluations …")."""
-    boxes = sorted(zip(pg.boxes, pg.classes, strict=True), key=lambda x: x[0][0])
+    classes = pg.classes if len(pg.classes) == len(pg.boxes) else ("",) * len(pg.boxes)  # none known
+    boxes = sorted(zip(pg.boxes, classes, strict=True), key=lambda x: x[0][0])
     bottom = max((bbox[3] for _, _, bbox in pg.boxes), default=0.0)
     out = []
     for i, ((a, b, bbox), cls) in enumerate(boxes):

@@ -80,6 +80,6 @@ class Analyzer:
         return [stem(w) for w in words] if stem else words
 
     def spec(self) -> dict:
-        # "tokens": how words are cut (2: raised and lowered digits split words), part of every key of
-        # analysed text and saved BM25 states
+        # "tokens": how words are cut (2: a raised digit ends a word, a lowered one is a digit), part of
+        # every key of analysed text and saved BM25 states
         return {"stemmer": self.stemmer_name, "stop_words": len(self.stop_words), "tokens": 2}
