@@ -26,7 +26,6 @@ from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
 from ragkit.index.embeddings import Embedder
 from ragkit.index.lexical import TEXT_ONLY, needs_vectors
-from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.calibration import CalibrationMap
@@ -134,10 +133,9 @@ def _current(store: Any, collection: Any, chunker: Any, model: Any, settings: Pa
     """Whether a collection's index opened earlier is still what is on disk (no other process saved it
     since) and holds exactly the collection's documents (none added or removed since)."""
     try:
-        on_disk = IndexStore.read_manifest(collection.index_path(chunker, model, settings))["generation"]
+        return collection.indexed_generation(chunker, model, settings) == store.generation
     except (OSError, ValueError, KeyError):
         return False
-    return on_disk == store.generation and collection.is_indexed(chunker, model, settings)
 
 
 #: bytes per stored vector component (indexes keep float32 vectors whatever the model computed in)

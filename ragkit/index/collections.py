@@ -321,12 +321,21 @@ class Collection:
 
     def is_indexed(self, chunker: BaseChunker, embedder: Any, settings: ParseSettings | None = None) -> bool:
         """Whether the index for this chunker and model already holds exactly the current documents."""
+        return self.indexed_generation(chunker, embedder, settings) is not None
+
+    def indexed_generation(
+        self, chunker: BaseChunker, embedder: Any, settings: ParseSettings | None = None
+    ) -> int | None:
+        """The saved generation of the index for this chunker and model when it holds exactly the current
+        documents, else None (one read of its manifest)."""
         path = self.index_path(chunker, embedder, settings)
         if not IndexStore.exists(path):
-            return False
+            return None
         m = IndexStore.read_manifest(path)
         have = {(d["source"], d["sha256"]) for d in m["documents"]}
-        return have == {(d.source, d.sha256) for d in self.documents()}
+        if have != {(d.source, d.sha256) for d in self.documents()}:
+            return None
+        return int(m.get("generation", -1))  # a manifest from before generations: indexed, none known
 
     # -------------------------------------------------------------- comparisons
 
