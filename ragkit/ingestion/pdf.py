@@ -108,16 +108,17 @@ def _plain_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)  # type: ignore[attr-defined]
                 check_page_streams(name, doc, page, i, budget)
-                # expand ligatures (ﬁ -> fi) so "classification" matches what users type
-                raw = page.get_text(
-                    "blocks", flags=pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
-                )
                 width = page.rect.width
                 numbered = numbered_page_text(page)  # a transcript's page: read row by row
-            blocks = [(b[0], b[1], b[2], b[3], b[4]) for b in raw if b[6] == 0 and b[4].strip()]
-            if numbered is not None:  # its paragraphs, top to bottom, in the page's width
-                paras = [t for t in numbered.split("\n\n") if t.strip()]
-                blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
+                if numbered is None:
+                    # expand ligatures (ﬁ -> fi) so "classification" matches what users type
+                    raw = page.get_text(
+                        "blocks", flags=pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
+                    )
+                    blocks = [(b[0], b[1], b[2], b[3], b[4]) for b in raw if b[6] == 0 and b[4].strip()]
+                else:  # its paragraphs, top to bottom, in the page's width
+                    paras = [t for t in numbered.split("\n\n") if t.strip()]
+                    blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
             budget.add_text(sum(len(b[4]) for b in blocks))
             raw_pages.append((blocks, plumber.tables(i) if numbered is None else [], width))
             if progress:
