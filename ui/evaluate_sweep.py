@@ -11,7 +11,6 @@ from typing import Any
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.core.progress import StageClock
 from ragkit.evaluation.answer_metrics import judge_backends
 from ragkit.evaluation.grid import Grid
 from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
@@ -198,12 +197,7 @@ def sweep_tab(collection) -> None:
                 note += f"; resuming with {loaded} measured earlier"
             st.info(note)
             bar = st.progress(0.0, text="Building indexes…")
-            clock = StageClock()  # rate and ETA per stage: an index build's, then the race's
-
-            def progress(stage: str, done: int, total: int) -> None:
-                bar.progress(min(done / max(total, 1), 1.0), text=clock.line(stage, done, total))
-
-            result = sweep.run(progress)
+            result = sweep.run(widgets.stage_bar(bar))
             bar.empty()
             if result["finished"]:
                 save_sweep(result, eval_root())

@@ -30,19 +30,25 @@ def active_collection() -> Collection | None:
     return state.active()
 
 
+def stage_bar(bar: Any) -> Callable[[str, int, int], None]:
+    """``progress(stage, done, total)`` drawn on ``bar`` (an ``st.progress``): the stage, the count, and
+    a rate and an ETA per stage (an index build's, then the work's)."""
+    clock = StageClock()
+
+    def update(stage: str, done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=clock.line(stage, done, total))
+
+    return update
+
+
 @contextlib.contextmanager
 def progress_panel(label: str, expanded: bool = True) -> Iterator[Callable[[str, int, int], None]]:
     """A visible ``st.status`` with a progress bar; yields ``progress(stage, done, total)`` that shows the
     stage, the count, the rate and an ETA ("embed: 120/400 chunks · 35.1/s · ETA 8 s")."""
-    clock = StageClock()
     with st.status(label, expanded=expanded) as status:
         bar = st.progress(0.0, text="starting…")
-
-        def update(stage: str, done: int, total: int) -> None:
-            bar.progress(min(done / max(total, 1), 1.0), text=clock.line(stage, done, total))
-
         try:
-            yield update
+            yield stage_bar(bar)
         except Exception:
             status.update(label=f"{label} — failed", state="error", expanded=True)
             raise
