@@ -8,6 +8,7 @@ racing, whether they agree, and the question evaluations racing used.
         indexes/.eval/sweeps/partial-21c3134dd0dc5739.json --shares 0.5,0.6,0.7,0.8,0.9 --one-sided
     .venv/bin/python bench/racing_replay.py <checkpoints…> --shares "" --steps 10,15,20,30,50 --noise
     .venv/bin/python bench/racing_replay.py <checkpoints…> --shares 0.5 --exact-final
+    .venv/bin/python bench/racing_replay.py <checkpoints…> --shares "" --uncontrolled --landscape
 """
 
 from __future__ import annotations
@@ -125,6 +126,17 @@ def main() -> None:
     ap.add_argument("--steps", default="", help="also replay with looks every N questions, comma-separated")
     ap.add_argument("--noise", action="store_true", help="print each set-up's differences to the best")
     ap.add_argument(
+        "--landscape",
+        action="store_true",
+        help="pool the checkpoints' distinct set-ups and print how far each is below the best",
+    )
+    ap.add_argument(
+        "--uncontrolled",
+        action="store_true",
+        help="also replay with every look at alpha/2 (no error control across looks): an upper bound on "
+        "what any racing that keeps the final look's alpha can save",
+    )
+    ap.add_argument(
         "--exact-final",
         action="store_true",
         help="also replay with the final share from exact group-sequential boundaries, per comparison",
@@ -141,15 +153,20 @@ def main() -> None:
     shares = [float(x) for x in args.shares.split(",") if x]
     if args.exact_final:  # one share per sweep: the comparisons with the best at the first look
         shares.append(-1.0)
+    if args.uncontrolled:  # each interim look at alpha/2: their shares sum to (looks - 1)/2
+        shares.append(-2.0)
     for share in shares:
         for name, scores in sweeps.items():
             n = len(scores[next(iter(scores))])
             final, interim = share, 1 - share
-            if share < 0:  # exact: the interim looks keep half, the final gets what they leave
+            if share == -2.0:
+                final, interim = 0.5, 0.5 * (len(racing.default_schedule(n).looks()) - 1)
+            elif share < 0:  # exact: the interim looks keep half, the final gets what they leave
                 looks = racing.default_schedule(n).looks()
                 final, interim = exact_final_share(looks, racing.ALPHA / (len(scores) - 1)), 0.5
             set_final_share(final, interim)
-            print(json.dumps({"final_share": round(final, 3), "sweep": name, **replay(scores, n)}))
+            rule = {"final_share": round(final, 3), "interim_share": round(interim, 3)}
+            print(json.dumps({**rule, "sweep": name, **replay(scores, n)}))
     racing.Schedule.alpha_at = shipped
     for step in (int(x) for x in args.steps.split(",") if x):
         for name, scores in sweeps.items():
@@ -159,6 +176,21 @@ def main() -> None:
         for name, scores in sweeps.items():
             for row in noise(scores):
                 print(json.dumps({"sweep": name, **row}))
+    if args.landscape:
+        pooled = {k: v for scores in sweeps.values() for k, v in scores.items()}
+        means = {k: float(np.mean(v)) for k, v in pooled.items()}
+        top = max(means.values())
+        gaps = sorted(top - m for m in means.values())
+        print(
+            json.dumps(
+                {
+                    "landscape": len(means),
+                    "best": round(top, 4),
+                    "worst": round(min(means.values()), 4),
+                    "below_by": {f">={g}": sum(x >= g for x in gaps) for g in (0.02, 0.05, 0.08, 0.1)},
+                }
+            )
+        )
     if args.one_sided:
         racing.paired_test = one_sided
         for name, scores in sweeps.items():
