@@ -46,12 +46,17 @@ def main() -> None:
         text = " ".join(s.unit.text for s in choice.units)
         rows.append({"absent": not q.answerable, "conf": prep.confidence.value, "value": choice.answerability,
                      "missing_subject": bool(choice.inputs.get("missing_subject")),
+                     "only_subject": bool(choice.inputs.get("only_subject")),
+                     "no_kind": choice.inputs.get("expects") in ("number", "date", "person")
+                     and choice.inputs.get("kind_found") is False,
                      "gold": contains_gold(text, q.answers) if q.answers else 0.0})  # fmt: skip
     y = np.array([r["absent"] for r in rows], dtype=int)
     conf = np.array([r["conf"] for r in rows])
     val = np.array([r["value"] for r in rows])
     gold = np.array([r["gold"] for r in rows])
     off = np.array([r["missing_subject"] for r in rows])
+    only = np.array([r["only_subject"] for r in rows])
+    no_kind = np.array([r["no_kind"] for r in rows])
     out: dict = {"n": len(rows), "held_out": int(y.sum()), "auc": {}, "rules": {}}
     for name, s in (
         ("retrieval confidence", conf),
@@ -65,7 +70,10 @@ def main() -> None:
         "mean < 0.4, retrieval gate": ((conf + val) / 2 < 0.4) | gate,
         "mean < 0.4, retrieval gate, subject missing (shipped)": ((conf + val) / 2 < 0.4) | gate | off,
         "mean < 0.45, retrieval gate, subject missing": ((conf + val) / 2 < 0.45) | gate | off,
+        "shipped, or nothing but the subject": ((conf + val) / 2 < 0.4) | gate | off | only,
+        "shipped, or no number/date/person asked for": ((conf + val) / 2 < 0.4) | gate | off | no_kind,
     }
+    out["signals"] = {"only_subject": int(only.sum()), "no_kind": int(no_kind.sum())}
     for name, abst in rules.items():
         out["rules"][name] = {
             "false_abstention": round(float(abst[y == 0].mean()), 3),

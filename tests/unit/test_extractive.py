@@ -9,7 +9,8 @@ import pytest
 from ragkit.app.presentation import answer_html
 from ragkit.core.types import Chunk, Document, Hit, Page, Span
 from ragkit.llms.base import WORD_JOINER, documents_own_markers
-from ragkit.llms.extractive.question import expected_kind
+from ragkit.llms.extractive.question import analyze, expected_kind
+from ragkit.llms.extractive.select import kind_found
 from ragkit.llms.extractive.units import clean, collect, furniture
 from ragkit.pipeline.citations import parse_citations
 
@@ -26,10 +27,31 @@ from ragkit.pipeline.citations import parse_citations
         ("How do I split an image into tiles?", "code"),
         ("Where is the cryostat?", "place"),
         ("Which media type does KVL register?", "any"),
+        ("What port number does the protocol use?", "number"),
     ],
 )
 def test_the_kind_of_answer_a_question_expects(question, kind):
     assert expected_kind(question) == kind
+
+
+@pytest.mark.parametrize(
+    "text, holds",
+    [
+        ("KVL is based on the format described in RFC 4180 [1].", False),
+        ("The results are in Table 3 and Section 2.1 [12, 13].", False),
+        ("It captures structure omitted by Saier and Färber (2019) (Ammar et al., 2018).", False),
+        ("A key MUST NOT be longer than 64 octets.", True),
+        ("We provide 1.5M full text parses.", True),
+        ("A sample (n = 2000 papers) was read.", True),
+        ("In 2019 the lab had 12 members.", True),
+    ],
+)
+def test_a_number_that_names_something_is_no_answer_to_how_many(text, holds):
+    """An RFC's, a table's or a section's number, a reference marker and a citation's year are names, not
+    quantities: a sentence holding only those does not answer "how many" or "how long"."""
+    spec = analyze("What is the maximum length of a key?", lambda t: set(t.lower().split()))
+    assert spec.expects == "number"
+    assert kind_found(text, spec) is holds
 
 
 def doc(*pages: str, name: str = "d.txt") -> Document:

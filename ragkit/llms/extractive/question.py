@@ -29,7 +29,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"heavy|small)\b|\b(what|which) (is|was|are|were) the (\w+ ){0,3}(number|"
                           r"percentage|rate|size|length|latency|count|amount|duration|maximum|minimum|"
                           r"cost|price|speed|throughput|limit|ratio)\b|\bhow many\b|"
-                          r"^\s*(what|which) (percentage|proportion|fraction|share|number|amount)\b", re.I)),
+                          r"^\s*(what|which) (percentage|proportion|fraction|share|number|amount)\b|"
+                          r"^\s*(what|which) (\w+ )?(number|version|port)\b", re.I)),
 )  # fmt: skip
 
 _NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]+\b")

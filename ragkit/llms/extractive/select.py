@@ -3,9 +3,9 @@
 - **Score** = ``0.45 × cosine(question, unit) + 0.35 × key-term coverage + 0.20 × kind match``: coverage
   weighs each of the question's terms by its rarity among the candidates (names twice; words of the
   document's title and headings count half); *kind match* is whether the unit holds an answer of the
-  kind the question expects (a number not in the question for "how many", a date for "when", a person's
-  name for "who", a reason cue for "why", code for "how do I"). Without an expected kind the first two
-  share the weight.
+  kind the question expects (a quantity not in the question for "how many": not a reference marker, an
+  RFC's or a table's number, or a citation's year; a date for "when", a person's name for "who", a
+  reason cue for "why", code for "how do I"). Without an expected kind the first two share the weight.
 - **Choice**: the best unit; when it lacks the expected kind but a unit about as relevant has it, that
   one; for "why", the neighbouring sentence that gives the reason when the best one only states the
   premise; for "when", a date on a line of its own just before the best sentence (a transcript's or a
@@ -30,6 +30,12 @@ from ragkit.llms.extractive.units import MONTHS, Unit, person_names
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s?(?:[kKMB%]|ms|s|GB|MB|KB|octets|bytes|pixels|hours|days|"
                      r"years|minutes|seconds|percent))?(?![\w])")  # fmt: skip
+#: what makes a number a name rather than a quantity: a reference marker ("[4]", "[12, 13]"), or a number
+#: right after an acronym or a reference word ("RFC 4180", "ISO 9001", "Table 3", "Section 2.1")
+_REFERENCE_BEFORE = re.compile(
+    r"(?:\[(?:\d+\s*[,–-]\s*)*|\b(?:[A-Z]{2,}|Table|Tab\.|Figure|Fig\.|Section|Sec\.|Chapter|Appendix|"
+    r"Eq\.|Equation|Algorithm|Theorem|Lemma|Page|No\.)\s?)$"
+)
 _DATE = re.compile(
     rf"\b(?:(?:{MONTHS})\.?\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+\d{{4}}"
     rf"|\d{{1,2}}\s+(?:{MONTHS})\s+\d{{4}}|(?:{MONTHS})\s+\d{{4}}|(?:1[89]|20)\d\d|\d{{4}}-\d\d-\d\d)\b",
@@ -83,7 +89,8 @@ def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] 
     if kind == "any":
         return True
     if kind == "number":
-        return any(m.group(0).split()[0].rstrip(".,") not in spec.literals for m in _NUMBER.finditer(text))
+        return any(quantity(text, m) and m.group(0).split()[0].rstrip(".,") not in spec.literals
+                   for m in _NUMBER.finditer(text))  # fmt: skip
     if kind == "date":
         return any(m.group(0) not in spec.text for m in _DATE.finditer(text))
     if kind == "person":
@@ -95,6 +102,18 @@ def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] 
     if kind == "place":
         return bool(_PLACE.search(text))
     return True
+
+
+def quantity(text: str, match: re.Match[str]) -> bool:
+    """Whether a number in ``text`` is a quantity that can answer "how many", not a name: a reference
+    marker, the number of an RFC, a table or a section ("RFC 4180 [1]" answers no "how long"), or the
+    year of a citation ("Saier and Färber (2019)", "(Ammar et al., 2018)")."""
+    before = text[max(0, match.start() - 80) : match.start()]
+    if _REFERENCE_BEFORE.search(before[-12:]):
+        return False
+    year = re.fullmatch(r"(?:1[6-9]|20)\d\d", match.group(0))
+    cited = year and re.match(r"\s*[),;]", text[match.end() :]) and before.rfind("(") > before.rfind(")")
+    return not cited
 
 
 def named(name: str, terms: set[str]) -> bool:
