@@ -72,6 +72,7 @@ def main() -> None:
         "mean < 0.45, retrieval gate, subject missing": ((conf + val) / 2 < 0.45) | gate | off,
         "shipped, or nothing but the subject": ((conf + val) / 2 < 0.4) | gate | off | only,
         "shipped, or no number/date/person asked for": ((conf + val) / 2 < 0.4) | gate | off | no_kind,
+        "shipped, or both of the last two": ((conf + val) / 2 < 0.4) | gate | off | (only & no_kind),
     }
     out["signals"] = {"only_subject": int(only.sum()), "no_kind": int(no_kind.sum())}
     for name, abst in rules.items():

@@ -38,6 +38,9 @@ class GenerationRequest:
     temperature: float = 0.0
     max_tokens: int = 512
     stop: tuple[str, ...] = ()
+    #: the words a follow-up's rewrite added from the conversation (``question`` ends with them): what
+    #: "it" refers to, not what is asked about it
+    follow_up: str = ""
 
 
 @dataclass

@@ -229,6 +229,8 @@ class RagPipeline:
             gate = reason  # a reader is cheap: let its answerability decide (see pipeline.answerability)
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
         # while chat backends read the original question (and the history) from the messages.
+        follow = trace.get("follow_up") or {}
+        added = query[len(question.strip()) :].strip() if follow.get("how") == "terms" else ""
         request = GenerationRequest(
             grounded_messages(question, hits, history, t),
             grounded_completion(question, hits, history, t),
@@ -237,6 +239,7 @@ class RagPipeline:
             self.config.temperature,
             self.config.max_tokens,
             self._stop(),
+            added,
         )
         return Prepared(
             question,

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from ragkit.app.presentation import answer_html
+from ragkit.core.types import Message
 from ragkit.index.ingest import ingest_paths, open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.llms.base import WORD_JOINER
@@ -91,3 +92,20 @@ def test_a_transcripts_date_line_and_counsel_answer_offline(tmp_path, embedder):
     assert "oral argument" in dated.text  # with the sentence that says what happened on that date
     counsel = pipe.ask("Who argued for the petitioner in Knowles v. Mirzayance?")
     assert not counsel.abstained and "STEVEN E. MERCER" in counsel.text
+
+
+@pytest.mark.parametrize(
+    "first, follow_up, gold",
+    [
+        ("How many contributors sent patches for Orbit 2.0?", "What changed in it?", "legacy-fairshare"),
+        ("What media type does KVL register?", "What is the maximum length of its keys?", "64 octets"),
+    ],
+)
+def test_a_follow_ups_answer_is_about_what_it_asks_not_the_previous_answer(pipe, first, follow_up, gold):
+    """The rewrite adds the previous question's words to find what "it" is; the reader weighs them as
+    context, so the follow-up is not answered again with the sentence that answered the first question."""
+    earlier = pipe.ask(first)
+    answer = pipe.ask(follow_up, [Message("user", first), Message("assistant", earlier.text)])
+    assert answer.query != follow_up and answer.trace["follow_up"]["how"] == "terms"
+    assert not answer.abstained and gold in answer.text
+    assert earlier.text.split(" [")[0] not in answer.text

@@ -10,7 +10,7 @@ from ragkit.app.presentation import answer_html
 from ragkit.core.types import Chunk, Document, Hit, Page, Span
 from ragkit.llms.base import WORD_JOINER, documents_own_markers
 from ragkit.llms.extractive.question import analyze, expected_kind
-from ragkit.llms.extractive.select import kind_found
+from ragkit.llms.extractive.select import kind_found, unit_terms
 from ragkit.llms.extractive.units import clean, collect, furniture
 from ragkit.pipeline.citations import parse_citations
 
@@ -126,3 +126,24 @@ def test_a_quoted_line_never_starts_with_the_punctuation_a_sentence_split_left()
     assert clean(": No. 07-1315 ALEXANDRE MIRZAYANCE.") == "No. 07-1315 ALEXANDRE MIRZAYANCE."
     assert clean("  - ; the  rest,") == "the rest,"
     assert clean("(a) stays as written") == "(a) stays as written"
+
+
+def test_a_follow_ups_own_words_are_what_it_asks_the_conversations_its_context():
+    terms = lambda t: {w.lower().strip("?.,") for w in t.split()} - {"what", "in", "it", "how", "for"}  # noqa: E731
+    spec = analyze(
+        "What changed in it? many contributors sent patches Orbit",
+        terms,
+        "many contributors sent patches Orbit",
+    )
+    assert spec.expects == "any"
+    assert "orbit" in spec.names  # the referent must be in the evidence
+    assert {"contributors", "patches"} <= spec.context and "changed" not in spec.context
+    when = analyze("When was it founded? Vision Lab", terms, "Vision Lab")
+    assert when.expects == "date" and {"vision", "lab"} <= when.names and not when.context
+
+
+def test_a_limit_stated_as_a_comparison_answers_a_question_about_the_maximum():
+    terms = lambda t: {w.lower().strip("?.,") for w in t.split()}  # noqa: E731
+    said = unit_terms("A key MUST NOT be longer than 64 octets.", terms)
+    assert {"maximum", "length"} <= said
+    assert not {"maximum", "length"} & unit_terms("A key holds letters and digits.", terms)

@@ -82,8 +82,8 @@ class ExtractiveReader:
         units = self.units(request)
         if not units:
             return [], None
-        spec = analyze(request.question, self.terms)
-        q = self.embedder.embed_query(request.question)
+        spec = analyze(request.question, self.terms, request.follow_up)
+        q = self.embedder.embed_query(spec.focus)
         vecs = self.embedder.embed([f"{u.header}\n{u.text}" if u.header else u.text for u in units])
         scored, weight = score_units(spec, units, [float(x) for x in vecs @ q], self.terms)
         passages = {n: self.document_terms(h.chunk) for n, h in enumerate(request.sources, start=1)}

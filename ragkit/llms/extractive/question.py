@@ -1,6 +1,8 @@
 """What a question asks for: the kind of answer it expects (a number for "how many", a person for "who",
 a date for "when", a reason for "why", code for "how do I") and its key terms (the words an answer must
-be about, names weighted most). Pure functions, no model."""
+be about, names weighted most). A follow-up rewritten with the previous question's words ("What changed
+in it? contributors Orbit 2.0") asks what its own words ask; the added names say what "it" is, the other
+added words are context. Pure functions, no model."""
 
 from __future__ import annotations
 
@@ -47,6 +49,12 @@ class QuestionSpec:
     terms: frozenset[str]
     names: frozenset[str]  # terms of names, identifiers and quoted phrases: the answer must be about them
     literals: frozenset[str]  # numbers and codes the question itself contains (not an answer)
+    #: terms a follow-up's rewrite added from the conversation, names aside: they place the question,
+    #: they are not what it asks
+    context: frozenset[str] = frozenset()
+    #: what a sentence that answers reads like: the question in its own words, with the names a
+    #: follow-up's rewrite added (the previous question's other words would pull toward its answer)
+    focus: str = ""
 
 
 def expected_kind(question: str) -> str:
@@ -57,14 +65,23 @@ def expected_kind(question: str) -> str:
     return "any"
 
 
-def analyze(question: str, terms_of) -> QuestionSpec:
-    """The spec of ``question``; ``terms_of(text)`` turns text into terms (the BM25 analyzer)."""
-    words = re.findall(r"\w+", question)
-    content = {t for t in terms_of(question) if t not in terms_of(" ".join(_QUESTION_WORDS))}
-    names = [w for w in words[1:] if _NAME.fullmatch(w)] + _QUOTED.findall(question)
-    names += [m.group(1) or m.group(0) for m in _IDENT.finditer(question)]
+def analyze(question: str, terms_of, follow_up: str = "") -> QuestionSpec:
+    """The spec of ``question``; ``terms_of(text)`` turns text into terms (the BM25 analyzer).
+    ``follow_up``: the words a rewrite appended to ``question`` from the conversation ("What changed in
+    it? Orbit 2.0 contributors"): its names are the subject's, its other words only context."""
+    tail = follow_up and question.endswith(follow_up)
+    own = question[: len(question) - len(follow_up)] if tail else question
+    added = question[len(own) :]
+    stop = terms_of(" ".join(_QUESTION_WORDS))
+    content = {t for t in terms_of(question) if t not in stop}
+    names = [w for w in re.findall(r"\w+", own)[1:] if _NAME.fullmatch(w)] + _QUOTED.findall(own)
+    names += [m.group(1) or m.group(0) for m in _IDENT.finditer(own)]
+    referents = [w for w in re.findall(r"\w+", added) if _NAME.fullmatch(w)]
+    names += referents
     name_terms = {t for t in terms_of(" ".join(names))} & content
+    context = frozenset(terms_of(added) - terms_of(own) - name_terms) & content
     literals = frozenset(re.findall(r"\d[\d.,]*", question))
+    focus = " ".join([own.strip(), *referents]) if added else question
     return QuestionSpec(
-        question, expected_kind(question), frozenset(content), frozenset(name_terms), literals
+        question, expected_kind(own), frozenset(content), frozenset(name_terms), literals, context, focus
     )

@@ -2,7 +2,9 @@
 
 - **Score** = ``0.45 × cosine(question, unit) + 0.35 × key-term coverage + 0.20 × kind match``: coverage
   weighs each of the question's terms by its rarity among the candidates (names twice; words of the
-  document's title and headings count half); *kind match* is whether the unit holds an answer of the
+  document's title and headings count half; the words a follow-up's rewrite brought from the
+  conversation a quarter), and a unit says what its phrasing implies ("longer than 64 octets": a
+  maximum, a length); *kind match* is whether the unit holds an answer of the
   kind the question expects (a quantity not in the question for "how many": not a reference marker, an
   RFC's or a table's number, or a citation's year; a date for "when", a person's name for "who", a
   reason cue for "why", code for "how do I"). Without an expected kind the first two share the weight.
@@ -50,6 +52,22 @@ _CODE = re.compile(r"`[^`]+`|^\s*[$>]\s|\b[\w.-]+\s+--[\w-]+")
 _PLACE = re.compile(r"\b(room|building|floor|street|city|lab|office|campus)\b|\b(in|at)\s+[A-Z]\w+", re.I)
 
 
+#: how a text states a limit or a dimension without naming it: "longer than 64 octets" answers "the
+#: maximum length", "at least 8 GB" "the minimum memory" (the words a question would use, implied)
+_IMPLIED = (
+    (re.compile(r"\b(no (more|longer|larger) than|(more|longer|larger|greater|bigger) than|at most|up to|"
+                r"must not exceed|exceeds?|not exceed|limited to)\b", re.I), "maximum max limit"),
+    (re.compile(r"\b(no (fewer|less|shorter|smaller) than|(fewer|less|shorter|smaller) than|at least|"
+                r"minimum of)\b", re.I), "minimum min limit"),
+    (re.compile(r"\b(long|longer|longest)\b", re.I), "length"),
+    (re.compile(r"\b(large|larger|largest|big|bigger|biggest)\b", re.I), "size"),
+    (re.compile(r"\b(wide|wider|widest)\b", re.I), "width"),
+    (re.compile(r"\b(high|higher|highest|tall|taller|tallest)\b", re.I), "height"),
+    (re.compile(r"\b(heavy|heavier|heaviest)\b", re.I), "weight"),
+    (re.compile(r"\b(deep|deeper|deepest)\b", re.I), "depth"),
+)  # fmt: skip
+
+
 #: the most answerability evidence gets when it lacks the question's subject (a name it asks about) or
 #: holds nothing but the subject (none of what is asked about it)
 CAP = 0.3
@@ -63,6 +81,9 @@ FRONT_KINDS = ("date", "person")
 FRONT_VALUE = 0.6
 #: the key-term coverage a unit needs for its number, date or name to count as the kind asked for
 MIN_KIND_COVERAGE = 0.3
+#: how much a term a follow-up's rewrite brought from the conversation counts, names aside (the previous
+#: question's words: they place the follow-up, the sentence that answered them is not its answer)
+CONVERSATION = 0.25
 
 
 @dataclass(frozen=True)
@@ -81,6 +102,12 @@ class Choice:
     units: list[Scored]
     answerability: float
     inputs: dict[str, Any] = field(default_factory=dict)
+
+
+def unit_terms(text: str, terms_of: Callable[[str], set[str]]) -> set[str]:
+    """The terms of ``text`` and the words its phrasing implies (see ``_IMPLIED``)."""
+    implied = " ".join(words for rule, words in _IMPLIED if rule.search(text))
+    return terms_of(text) | terms_of(implied) if implied else terms_of(text)
 
 
 def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] = frozenset()) -> bool:
@@ -137,13 +164,15 @@ def score_units(
     terms_of: Callable[[str], set[str]],
 ) -> tuple[list[Scored], dict[str, float]]:
     """Every unit scored (best first) and the weight of each question term."""
-    words = [terms_of(f"{u.header}\n{u.text}") for u in units]
+    words = [unit_terms(f"{u.header}\n{u.text}", terms_of) for u in units]
     context = [terms_of(u.context) for u in units]
     common = lowercase_words(units)
     n = len(units)
     weight = {t: math.log(1 + n / (1 + sum(t in w for w in words))) for t in spec.terms}
     for t in spec.names:
         weight[t] *= 1.5
+    for t in spec.context:
+        weight[t] *= CONVERSATION
     out = []
     for u, cos, w, ctx in zip(units, cosines, words, context, strict=True):
         cov = coverage(spec, weight, w, ctx, 1.0 if u.front and spec.expects in FRONT_KINDS else CONTEXT)
@@ -188,9 +217,9 @@ def choose(
                     and s.score >= 0.75 * best.score), None)  # fmt: skip
         if alt is not None:
             best = alt
-    asked = spec.terms - spec.names  # what the question asks about its subject
-    if asked and not asked & terms_of(f"{best.unit.header}\n{best.unit.text}"):
-        alt = next((s for s in scored[1:8] if asked & terms_of(f"{s.unit.header}\n{s.unit.text}")
+    asked = spec.terms - spec.names - spec.context  # what the question asks about its subject
+    if asked and not asked & unit_terms(f"{best.unit.header}\n{best.unit.text}", terms_of):
+        alt = next((s for s in scored[1:8] if asked & unit_terms(f"{s.unit.header}\n{s.unit.text}", terms_of)
                     and s.score >= 0.7 * best.score and (s.kind or not best.kind)), None)  # fmt: skip
         if alt is not None:
             best = alt
@@ -227,14 +256,15 @@ def choose(
     context = set().union(*(terms_of(s.unit.context) for s in chosen))
     front = spec.expects in FRONT_KINDS and any(s.unit.front for s in chosen)
     common = lowercase_words([s.unit for s in scored])
-    cov = coverage(spec, weight, terms_of(text), context, 1.0 if front else CONTEXT)
+    said = unit_terms(text, terms_of)
+    cov = coverage(spec, weight, said, context, 1.0 if front else CONTEXT)
     kind = (spec.expects == "any" or cov >= MIN_KIND_COVERAGE) and kind_found(text, spec, common)
     cos = max(s.cosine for s in chosen)
     cos_part = min(max((cos - 0.25) / 0.35, 0.0), 1.0)
     value = 0.45 * cov + 0.25 * float(kind) + 0.30 * cos_part
     if front and kind:  # a document's own date or author, asked about the document: a metadata line
         value = max(value, FRONT_VALUE)
-    found = terms_of(text) | context
+    found = said | context
     missing = sorted((t for t in spec.terms if t not in found), key=lambda t: -weight[t])
     # the subject is not there, or only the subject is: the topic is near, the answer is not
     around = set().union(
