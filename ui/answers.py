@@ -103,6 +103,12 @@ def _searched_and_notes(answer: Any) -> None:
         follow = answer.trace.get("follow_up") or {}
         how = f" — rewritten from your question because {follow['why']}" if follow.get("rewritten") else ""
         st.caption(f"Searched for “{answer.query}”{how}" + (f" with {searched}" if searched else ""))
+        if front := answer.trace.get("front_matter"):
+            st.caption(
+                f"Also read: the first chunk of {front['document']} (its title, byline and date), because "
+                f"the question asks for a document's {front['asks']} and search had not put it among the "
+                "chunks read."
+            )
     for web in answer.trace.get("web", []):
         st.caption(web_note(web))
     notes = [answer.llm, answer.model, f"config {answer.config_hash[:10]}"]

@@ -15,7 +15,7 @@ from ragkit.index import embeddings
 from ragkit.ingestion import chunkers, parsing
 from ragkit.llms import LLMS
 from ragkit.llms import OPTIONS as LLM_OPTIONS
-from ragkit.pipeline import answerability, confidence, followup, prompts, stages
+from ragkit.pipeline import answerability, confidence, followup, front_matter, prompts, stages
 from ragkit.retrievers import OPTIONS as RETRIEVER_OPTIONS
 from ragkit.retrievers import RETRIEVERS, web
 from ragkit.retrievers.rerank import CrossEncoderReranker
@@ -58,6 +58,7 @@ GROUPS: dict[str, tuple[Option, ...]] = {
         *confidence.OPTIONS,
         *answerability.OPTIONS,
         *followup.OPTIONS,
+        *front_matter.OPTIONS,
         *prompts.OPTIONS,
         *stages.OPTIONS,
         *web.OPTIONS,

@@ -23,6 +23,7 @@ from ragkit.pipeline.citations import parse_citations
 from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.followup import follow_up_reason, keeps_question, merge_terms, recent_turns
+from ragkit.pipeline.front_matter import add_front_matter
 from ragkit.pipeline.prompts import (
     CITING_STYLES,
     FALLBACK_ANSWER,
@@ -229,6 +230,7 @@ class RagPipeline:
             gate = reason  # a reader is cheap: let its answerability decide (see pipeline.answerability)
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
         # while chat backends read the original question (and the history) from the messages.
+        hits = add_front_matter(self, query, hits, trace)
         follow = trace.get("follow_up") or {}
         added = query[len(question.strip()) :].strip() if follow.get("how") == "terms" else ""
         request = GenerationRequest(

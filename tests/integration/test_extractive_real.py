@@ -109,3 +109,29 @@ def test_a_follow_ups_answer_is_about_what_it_asks_not_the_previous_answer(pipe,
     assert answer.query != follow_up and answer.trace["follow_up"]["how"] == "terms"
     assert not answer.abstained and gold in answer.text
     assert earlier.text.split(" [")[0] not in answer.text
+
+
+@pytest.fixture(scope="module")
+def papers(tmp_path_factory, embedder, evaldata):
+    """The S2ORC paper (two columns, its author block on page 1) beside the RFC, as a user uploads them."""
+    store, chunker = open_or_create(tmp_path_factory.mktemp("papers") / "idx", embedder, SlidingChunker())
+    files = [evaldata / "pdfs" / "acl2020_s2orc_2020.acl-main.447.pdf", CORPUS / "rfc9999_kvl.txt"]
+    assert not ingest_paths(store, files, chunker, embedder).failed
+    return lambda **kw: RagPipeline(PipelineConfig(**kw), store, embedder)
+
+
+def test_a_papers_authors_come_from_its_front_matter_which_search_does_not_rank(papers):
+    """Search ranks the author block nowhere near the top for "first author" (it shares no word with
+    the question but the paper's name); the front-matter stage reads it, and the reader quotes it."""
+    question = "Who is the first author of the S2ORC paper?"
+    answer = papers().ask(question)
+    assert not answer.abstained and "Kyle Lo" in answer.text
+    assert answer.trace["front_matter"]["document"] == "acl2020_s2orc_2020.acl-main.447.pdf"
+    assert answer.citations[0].chunk_id == answer.hits[-1].chunk_id  # the added chunk is the one cited
+    without = papers(front_matter=False).ask(question)
+    assert "front_matter" not in without.trace and "Kyle Lo" not in without.text
+
+
+def test_a_documents_date_is_its_front_matters_date(papers):
+    answer = papers().ask("When was the KVL specification published?")
+    assert not answer.abstained and "June 2023" in answer.text

@@ -11,7 +11,7 @@ from ragkit.core.types import Chunk, Document, Hit, Page, Span
 from ragkit.llms.base import WORD_JOINER, documents_own_markers
 from ragkit.llms.extractive.question import analyze, expected_kind
 from ragkit.llms.extractive.select import kind_found, unit_terms
-from ragkit.llms.extractive.units import clean, collect, furniture
+from ragkit.llms.extractive.units import clean, collect, furniture, plain_line
 from ragkit.pipeline.citations import parse_citations
 
 
@@ -147,3 +147,10 @@ def test_a_limit_stated_as_a_comparison_answers_a_question_about_the_maximum():
     said = unit_terms("A key MUST NOT be longer than 64 octets.", terms)
     assert {"maximum", "length"} <= said
     assert not {"maximum", "length"} & unit_terms("A key holds letters and digits.", terms)
+
+
+def test_a_byline_is_quoted_as_it_reads_without_emphasis_or_affiliation_marks():
+    line = "**Kyle Lo**†∗ **Lucy Lu Wang**†∗ **Daniel S. Weld**†‡"
+    assert plain_line(line) == "Kyle Lo, Lucy Lu Wang, Daniel S. Weld"
+    assert plain_line("> _†_ Allen Institute for AI") == "Allen Institute for AI"
+    assert plain_line("Tuesday, January 13, 2009") == "Tuesday, January 13, 2009"

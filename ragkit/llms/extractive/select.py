@@ -104,10 +104,21 @@ class Choice:
     inputs: dict[str, Any] = field(default_factory=dict)
 
 
-def unit_terms(text: str, terms_of: Callable[[str], set[str]]) -> set[str]:
-    """The terms of ``text`` and the words its phrasing implies (see ``_IMPLIED``)."""
-    implied = " ".join(words for rule, words in _IMPLIED if rule.search(text))
+def unit_terms(text: str, terms_of: Callable[[str], set[str]], front: str = "") -> set[str]:
+    """The terms of ``text`` and the words its phrasing implies (see ``_IMPLIED``), with ``front``: what
+    a unit of a document's front matter says about the document (:func:`front_words`)."""
+    implied = " ".join([*(words for rule, words in _IMPLIED if rule.search(text)), front]).strip()
     return terms_of(text) | terms_of(implied) if implied else terms_of(text)
+
+
+def front_words(unit: Unit, common: frozenset[str] | set[str]) -> str:
+    """What a unit of a document's front matter says about the document: a line of people's names is
+    its byline (who wrote it), a date there is its date (when it was published). ``common``: words seen
+    in lower case nearby, which make a capitalised pair a title, not a name."""
+    if not unit.front:
+        return ""
+    words = "author authors wrote written" if unit.kind == "line" and person_names(unit.text, common) else ""
+    return f"{words} published publication" if _DATE.search(unit.text) else words
 
 
 def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] = frozenset()) -> bool:
@@ -164,9 +175,9 @@ def score_units(
     terms_of: Callable[[str], set[str]],
 ) -> tuple[list[Scored], dict[str, float]]:
     """Every unit scored (best first) and the weight of each question term."""
-    words = [unit_terms(f"{u.header}\n{u.text}", terms_of) for u in units]
-    context = [terms_of(u.context) for u in units]
     common = lowercase_words(units)
+    words = [unit_terms(f"{u.header}\n{u.text}", terms_of, front_words(u, common)) for u in units]
+    context = [terms_of(u.context) for u in units]
     n = len(units)
     weight = {t: math.log(1 + n / (1 + sum(t in w for w in words))) for t in spec.terms}
     for t in spec.names:
@@ -211,6 +222,11 @@ def choose(
     """The units that answer (see the module docstring), and the answerability of that evidence.
     ``passages`` maps a source number to the terms of its document: the question's subject may be named
     away from the sentence that answers ("… it reached 3,200 m" after "Everest …")."""
+    common = lowercase_words([s.unit for s in scored])
+
+    def says(s: Scored) -> set[str]:
+        return unit_terms(f"{s.unit.header}\n{s.unit.text}", terms_of, front_words(s.unit, common))
+
     best = scored[0]
     if spec.expects not in ("any", "code") and not best.kind:
         alt = next((s for s in scored[1:8] if s.kind and s.coverage >= 0.6 * best.coverage
@@ -218,8 +234,8 @@ def choose(
         if alt is not None:
             best = alt
     asked = spec.terms - spec.names - spec.context  # what the question asks about its subject
-    if asked and not asked & unit_terms(f"{best.unit.header}\n{best.unit.text}", terms_of):
-        alt = next((s for s in scored[1:8] if asked & unit_terms(f"{s.unit.header}\n{s.unit.text}", terms_of)
+    if asked and not asked & says(best):
+        alt = next((s for s in scored[1:8] if asked & says(s)
                     and s.score >= 0.7 * best.score and (s.kind or not best.kind)), None)  # fmt: skip
         if alt is not None:
             best = alt
@@ -255,8 +271,7 @@ def choose(
     text = " ".join(f"{s.unit.header}\n{s.unit.text}" for s in chosen)
     context = set().union(*(terms_of(s.unit.context) for s in chosen))
     front = spec.expects in FRONT_KINDS and any(s.unit.front for s in chosen)
-    common = lowercase_words([s.unit for s in scored])
-    said = unit_terms(text, terms_of)
+    said = unit_terms(text, terms_of, " ".join(front_words(s.unit, common) for s in chosen))
     cov = coverage(spec, weight, said, context, 1.0 if front else CONTEXT)
     kind = (spec.expects == "any" or cov >= MIN_KIND_COVERAGE) and kind_found(text, spec, common)
     cos = max(s.cosine for s in chosen)

@@ -126,6 +126,18 @@ def clean(text: str) -> str:
     return " ".join(_BULLET.sub("", text).split()).lstrip(":;, ")
 
 
+#: a byline's emphasis and affiliation marks ("**Kyle Lo**†∗", "> _†_ Allen Institute")
+_MARKS = re.compile(r"_?[†‡∗§¶]+_?|(?<=\w)\*+|^\s*>\s*")
+_BETWEEN_NAMES = re.compile(r"(?<=\w)(?:[†‡∗§¶*]|,)+(?=\s+[A-Z])")
+
+
+def plain_line(text: str) -> str:
+    """A line of names or a date line as it reads: without Markdown emphasis, affiliation marks or a
+    quote's ``>``; names a mark separated are separated by a comma (the words themselves untouched)."""
+    text = re.sub(r"\*\*|__", "", text)
+    return clean(_MARKS.sub("", _BETWEEN_NAMES.sub(",", text)))
+
+
 def is_heading(raw: str, heading_path: Iterable[str], whole_paragraph: bool) -> bool:
     """A ``#`` line, the chunk's own heading, or a short paragraph of its own without sentence
     punctuation (a PDF heading or a table's title)."""
@@ -244,7 +256,7 @@ def _units_of(
                     continue  # a heading is never a quote
                 names = len(person_names(raw))
                 if names >= 2 or (s < front_end and names >= 1) or FULL_DATE.search(raw):
-                    out.append(Unit(n, 0, clean(raw), "line", "", context, sources, s < front_end))
+                    out.append(Unit(n, 0, plain_line(raw), "line", "", context, sources, s < front_end))
                 continue
             line = clean(raw)
             if len(_WORD.findall(line)) >= 4:
