@@ -176,6 +176,9 @@ def unsupported_markers(text: str, check: CitationCheck) -> list[list[int]]:
 _TOKEN = re.compile(r"\d[\d,.]*\d|\d|[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
+_PARAGRAPH = re.compile(r"\n\s*\n")
+
+
 def _tokens(text: str) -> list[str]:
     return [t.replace(",", "").rstrip(".") for t in _TOKEN.findall(text)]
 
@@ -195,7 +198,9 @@ class _Source:
     """A source's sentence vectors, content words and tokens, computed once per answer."""
 
     def __init__(self, text: str, embedder: Any, analyzer: Any) -> None:
-        parts = [text[s:e] for s, e in sentences(text)] or [text]
+        # a paragraph break ends a statement too: a title, a byline and an abstract's first sentence
+        # without a full stop between them are three things a sentence may cite
+        parts = [p for s, e in sentences(text) for p in _PARAGRAPH.split(text[s:e]) if p.strip()] or [text]
         self.vectors = embedder.embed(parts)
         self.terms = set(analyzer(text))
         self.tokens = {t.lower() for t in _tokens(text)}

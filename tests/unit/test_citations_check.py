@@ -85,3 +85,18 @@ def test_unsupported_citations_are_marked_where_they_occur(sources, embedder):
     assert "1 of 2 citations support their sentence" in check.summary()
     back = CitationCheck.from_dict(json.loads(json.dumps(check.to_dict())))
     assert unsupported_markers(text, back) == flags and back.precision == check.precision
+
+
+def test_a_byline_is_its_own_statement_when_no_full_stop_ends_the_title(embedder):
+    """A paper's first chunk runs title, names and abstract together without a full stop; the names
+    quoted as an answer are supported by the names, not compared with the whole run."""
+    from ragkit.evaluation.citations_check import pair_scores, supports
+    from ragkit.retrievers.analyzer import Analyzer
+
+    chunk = (
+        "# **S2ORC: The Semantic Scholar Open Research Corpus** \n\n**Kyle Lo**†∗ **Lucy Lu Wang**†∗ "
+        "**Mark Neumann**† \n\n> _†_ Allen Institute for Artificial Intelligence \n\n## **Abstract** \n\n"
+        "We introduce S2ORC, a large corpus of 81.1M English-language academic papers."
+    )
+    assert supports(*pair_scores("Kyle Lo, Lucy Lu Wang, Mark Neumann", chunk, embedder, Analyzer()))
+    assert not supports(*pair_scores("Jane Roe, John Doe, Max Moe", chunk, embedder, Analyzer()))
