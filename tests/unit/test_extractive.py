@@ -154,3 +154,14 @@ def test_a_byline_is_quoted_as_it_reads_without_emphasis_or_affiliation_marks():
     assert plain_line(line) == "Kyle Lo, Lucy Lu Wang, Daniel S. Weld"
     assert plain_line("> _†_ Allen Institute for AI") == "Allen Institute for AI"
     assert plain_line("Tuesday, January 13, 2009") == "Tuesday, January 13, 2009"
+
+
+def test_a_table_row_is_quoted_with_spaced_cells_and_its_label_names_it():
+    from ragkit.llms.extractive import spaced_cells
+    from ragkit.llms.extractive.select import row_label
+
+    assert (
+        spaced_cells("|PubMed Central (OA)|2.6M|full text|") == "| PubMed Central (OA) | 2.6M | full text |"
+    )
+    assert row_label("|**S2ORC (PDF-parse)**|**8.1M**|") == "S2ORC (PDF-parse)"
+    assert row_label("| Cryostat | Room B102 |") == "Cryostat"

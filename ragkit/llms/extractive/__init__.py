@@ -129,8 +129,8 @@ class ExtractiveReader:
         units = [s.unit for s in choice.units]
         first = units[0]
         if first.kind == "row":
-            rows = "\n".join(documents_own_markers(u.text) for u in units)
-            return f"{documents_own_markers(first.header)}\n{rows}\n\n{cite(first)}"
+            rows = "\n".join(spaced_cells(documents_own_markers(u.text)) for u in units)
+            return f"{spaced_cells(documents_own_markers(first.header))}\n{rows}\n\n{cite(first)}"
         if first.kind == "code":
             intro = f"{documents_own_markers(first.header)}\n\n" if first.header else ""
             return f"{intro}{first.text}\n\n{cite(first)}"
@@ -151,6 +151,12 @@ def acronyms(text: str) -> set[str]:
         words = [w for w in m.group(0).split() if w[0].isupper()]
         out.add("".join(w[0] for w in words).lower())
     return out
+
+
+def spaced_cells(table: str) -> str:
+    """Markdown table lines with a space either side of every ``|`` (the same table once rendered; as
+    text, "|PubMed Central (OA)|2.6M|" reads as one word to a reader or a gold-answer match)."""
+    return "\n".join(" ".join(re.sub(r"\s*\|\s*", " | ", line).split()) for line in table.splitlines())
 
 
 def cite(unit: Unit) -> str:

@@ -79,6 +79,8 @@ RUNNER_UP = 0.8
 #: one found there (a byline or an author block reads nothing like the question: its cosine is low)
 FRONT_KINDS = ("date", "person")
 FRONT_VALUE = 0.6
+#: a table row whose label (its first cell) the question names verbatim: the question asks about that row
+ROW_LABEL = 0.05
 #: the key-term coverage a unit needs for its number, date or name to count as the kind asked for
 MIN_KIND_COVERAGE = 0.3
 #: how much a term a follow-up's rewrite brought from the conversation counts, names aside (the previous
@@ -154,6 +156,13 @@ def quantity(text: str, match: re.Match[str]) -> bool:
     return not cited
 
 
+def row_label(row: str) -> str:
+    """A Markdown table row's first cell, without emphasis ("|**PubMed Central (OA)**|2.6M|" -> "PubMed
+    Central (OA)")."""
+    cells = row.strip().strip("|").split("|")
+    return cells[0].replace("**", "").replace("__", "").strip() if cells else ""
+
+
 def named(name: str, terms: set[str]) -> bool:
     """Whether a name of the question is among ``terms``, allowing the word forms a name takes
     ("Amazon" in "Amazonian", "California" in "Californian")."""
@@ -194,6 +203,8 @@ def score_units(
         s = 0.45 * cos + 0.35 * cov + 0.20 * kind if typed else 0.55 * cos + 0.45 * cov
         if kind and u.front and spec.expects in FRONT_KINDS:
             s += 0.05  # a document's own date or author line, over a date or name in its body
+        if u.kind == "row" and row_label(u.text).lower() in spec.text.lower() and len(row_label(u.text)) >= 3:
+            s += ROW_LABEL
         out.append(Scored(s, float(cos), cov, kind, u))
     out.sort(key=lambda x: (-x.score, x.unit.source, x.unit.position))
     return out, weight
