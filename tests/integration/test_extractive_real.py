@@ -99,6 +99,11 @@ def test_a_transcripts_date_line_and_counsel_answer_offline(tmp_path, embedder):
     [
         ("How many contributors sent patches for Orbit 2.0?", "What changed in it?", "legacy-fairshare"),
         ("What media type does KVL register?", "What is the maximum length of its keys?", "64 octets"),
+        (
+            "How many contributors sent patches for Orbit 2.0?",
+            "Why was its queue rewritten?",
+            "interpreter lock",
+        ),
     ],
 )
 def test_a_follow_ups_answer_is_about_what_it_asks_not_the_previous_answer(pipe, first, follow_up, gold):

@@ -165,3 +165,10 @@ def test_a_table_row_is_quoted_with_spaced_cells_and_its_label_names_it():
     )
     assert row_label("|**S2ORC (PDF-parse)**|**8.1M**|") == "S2ORC (PDF-parse)"
     assert row_label("| Cryostat | Room B102 |") == "Cryostat"
+
+
+def test_irregular_past_forms_match_their_base_form_in_the_reader_only():
+    from ragkit.llms.extractive.lemmas import base_forms
+
+    assert base_forms("We rewrote the queue; it was Rewritten") == "We rewrite the queue; it was rewrite"
+    assert base_forms("Rose founded the lab") == "Rose founded the lab"  # names and regular forms untouched

@@ -18,6 +18,7 @@ from typing import Any
 from ragkit.core.errors import ConfigError
 from ragkit.core.options import Component
 from ragkit.llms.base import FALLBACK_ANSWER, Generation, GenerationRequest, LLMContext, documents_own_markers
+from ragkit.llms.extractive.lemmas import base_forms
 from ragkit.llms.extractive.question import analyze
 from ragkit.llms.extractive.select import Choice, Scored, choose, score_units
 from ragkit.llms.extractive.units import Unit, collect
@@ -71,7 +72,7 @@ class ExtractiveReader:
             from ragkit.retrievers.analyzer import Analyzer
 
             self._analyzer = Analyzer()
-        return set(self._analyzer(text))
+        return set(self._analyzer(base_forms(text)))
 
     def units(self, request: GenerationRequest) -> list[Unit]:
         documents = self.store.documents if self.store is not None else None

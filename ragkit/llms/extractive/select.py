@@ -114,12 +114,16 @@ def unit_terms(text: str, terms_of: Callable[[str], set[str]], front: str = "") 
 
 
 def front_words(unit: Unit, common: frozenset[str] | set[str]) -> str:
-    """What a unit of a document's front matter says about the document: a line of people's names is
-    its byline (who wrote it), a date there is its date (when it was published). ``common``: words seen
-    in lower case nearby, which make a capitalised pair a title, not a name."""
+    """What a unit of a document's front matter says about the document: a short line or block with
+    people's names is its byline (who wrote it), a date there is its date (when it was published).
+    ``common``: words seen in lower case nearby, which make a capitalised pair a title, not a name."""
     if not unit.front:
         return ""
-    words = "author authors wrote written" if unit.kind == "line" and person_names(unit.text, common) else ""
+    # a byline, or a header block of names and labels (an RFC's: "Network Working Group C. Okonkwo …"),
+    # not prose that mentions someone
+    block = unit.kind == "line" or len(re.findall(r"\b[a-z]{3,}\b", unit.text)) <= 3
+    short = block and len(unit.text.split()) <= 30
+    words = "author authors wrote written" if short and person_names(unit.text, common) else ""
     return f"{words} published publication" if _DATE.search(unit.text) else words
 
 
