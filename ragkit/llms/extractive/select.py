@@ -4,10 +4,12 @@
   weighs each of the question's terms by its rarity among the candidates (names twice; words of the
   document's title and headings count half; the words a follow-up's rewrite brought from the
   conversation a quarter), and a unit says what its phrasing implies ("longer than 64 octets": a
-  maximum, a length); *kind match* is whether the unit holds an answer of the
-  kind the question expects (a quantity not in the question for "how many": not a reference marker, an
-  RFC's or a table's number, or a citation's year; a date for "when", a person's name for "who", a
-  reason cue for "why", code for "how do I"). Without an expected kind the first two share the weight.
+  maximum, a length; a byline in a document's front matter: its authors; a date there: when it was
+  published); *kind match* is whether the unit holds an answer of the kind the question expects (a
+  quantity not in the question for "how many": not a reference marker, an RFC's or a table's number, or
+  a citation's year; a date for "when", a person's name for "who", a reason cue for "why", code for
+  "how do I"). Without an expected kind the first two share the weight. A document's own date or author
+  line, and a table row whose label the question names, gain a little over the rest.
 - **Choice**: the best unit; when it lacks the expected kind but a unit about as relevant has it, that
   one; for "why", the neighbouring sentence that gives the reason when the best one only states the
   premise; for "when", a date on a line of its own just before the best sentence (a transcript's or a
@@ -207,7 +209,8 @@ def score_units(
         s = 0.45 * cos + 0.35 * cov + 0.20 * kind if typed else 0.55 * cos + 0.45 * cov
         if kind and u.front and spec.expects in FRONT_KINDS:
             s += 0.05  # a document's own date or author line, over a date or name in its body
-        if u.kind == "row" and row_label(u.text).lower() in spec.text.lower() and len(row_label(u.text)) >= 3:
+        label = row_label(u.text) if u.kind == "row" else ""
+        if len(label) >= 3 and label.lower() in spec.text.lower():
             s += ROW_LABEL
         out.append(Scored(s, float(cos), cov, kind, u))
     out.sort(key=lambda x: (-x.score, x.unit.source, x.unit.position))
