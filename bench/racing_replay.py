@@ -8,7 +8,7 @@ racing, whether they agree, and the question evaluations racing used.
         indexes/.eval/sweeps/partial-21c3134dd0dc5739.json --shares 0.5,0.6,0.7,0.8,0.9 --one-sided
     .venv/bin/python bench/racing_replay.py <checkpoints…> --shares "" --steps 10,15,20,30,50 --noise
     .venv/bin/python bench/racing_replay.py <checkpoints…> --shares 0.5 --exact-final
-    .venv/bin/python bench/racing_replay.py <checkpoints…> --shares "" --uncontrolled --landscape
+    .venv/bin/python bench/racing_replay.py <checkpoints…> --shares "" --uncontrolled --landscape --easiest 11
 """
 
 from __future__ import annotations
@@ -131,6 +131,12 @@ def main() -> None:
         help="pool the checkpoints' distinct set-ups and print how far each is below the best",
     )
     ap.add_argument(
+        "--easiest",
+        default="",
+        help="also replay the easiest grids of N+1 set-ups from the pooled checkpoints: the best and the N "
+        "worst (comma-separated Ns), shipped and with --uncontrolled's rule",
+    )
+    ap.add_argument(
         "--uncontrolled",
         action="store_true",
         help="also replay with every look at alpha/2 (no error control across looks): an upper bound on "
@@ -191,6 +197,21 @@ def main() -> None:
                 }
             )
         )
+    if args.easiest:
+        # one question order for the pool: every checkpoint is keyed by question id
+        order = list(json.loads(Path(args.checkpoints[0]).read_text(encoding="utf-8"))["rows"].popitem()[1])
+        pooled = {}
+        for path in args.checkpoints:
+            for k, r in json.loads(Path(path).read_text(encoding="utf-8"))["rows"].items():
+                pooled[k] = [r[q][args.metric] for q in order]
+        ranked = sorted(pooled, key=lambda k: -float(np.mean(pooled[k])))
+        for worst in (int(x) for x in args.easiest.split(",")):
+            grid = {k: pooled[k] for k in [ranked[0], *ranked[-worst:]]}
+            for interim in (0.5, 0.5 * (len(racing.default_schedule(len(order)).looks()) - 1)):
+                set_final_share(0.5, interim)
+                rule = "shipped" if interim == 0.5 else "uncontrolled"
+                print(json.dumps({"easiest": len(grid), "rule": rule, **replay(grid, len(order))}))
+        racing.Schedule.alpha_at = shipped
     if args.one_sided:
         racing.paired_test = one_sided
         for name, scores in sweeps.items():
