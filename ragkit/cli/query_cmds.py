@@ -167,6 +167,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
     print()
     if answer.query != answer.question:
         print(f"(searched for: {answer.query})")
+    if front := answer.trace.get("front_matter"):
+        print(f"(also read: the first chunk of {front['document']}, for the document's {front['asks']})")
     if answer.abstained:
         print(f"(abstained: {answer.abstain_reason})")
     if answer.uncited:
