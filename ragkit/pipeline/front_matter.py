@@ -14,6 +14,7 @@ from typing import Any
 
 from ragkit.core.options import Option
 from ragkit.core.types import Hit
+from ragkit.llms.extractive.question import NAME
 
 OPTIONS = (
     Option("front_matter", "bool", True, field="front_matter", added_later=True, advanced=True,
@@ -35,7 +36,6 @@ _DATE = re.compile(
     r"\b(?:publication|release)\s+date\b",
     re.I,
 )
-_NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]{2,}\b")
 
 
 def asks_about_document(question: str) -> str | None:
@@ -50,7 +50,7 @@ def asks_about_document(question: str) -> str | None:
 def subject_document(question: str, hits: Sequence[Hit], documents: dict[str, Any]) -> str | None:
     """The document the question is about: among the hits' documents (in rank order), the first whose
     file name or opening names what the question names ("the S2ORC paper"), else the top hit's."""
-    names = {m.group(0).lower() for m in _NAME.finditer(question, 1)}
+    names = {m.group(0).lower() for m in NAME.finditer(question, 1) if len(m.group(0)) > 2}
     ranked = [h.chunk.doc_id for h in hits if h.chunk.doc_id in documents]
     ranked = list(dict.fromkeys(ranked))
     for doc_id in ranked:

@@ -35,7 +35,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"^\s*(what|which) (\w+ )?(number|version|port)\b", re.I)),
 )  # fmt: skip
 
-_NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]+\b")
+#: a name: a capitalised word, or a word with capitals or digits inside ("S2ORC", "XYLayoutLM")
+NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]+\b")
 _QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
 _IDENT = re.compile(r"`([^`]+)`|\b\w+[_.]\w+\b|--[\w-]+")
 
@@ -74,9 +75,9 @@ def analyze(question: str, terms_of, follow_up: str = "") -> QuestionSpec:
     added = question[len(own) :]
     stop = terms_of(" ".join(_QUESTION_WORDS))
     content = {t for t in terms_of(question) if t not in stop}
-    names = [w for w in re.findall(r"\w+", own)[1:] if _NAME.fullmatch(w)] + _QUOTED.findall(own)
+    names = [w for w in re.findall(r"\w+", own)[1:] if NAME.fullmatch(w)] + _QUOTED.findall(own)
     names += [m.group(1) or m.group(0) for m in _IDENT.finditer(own)]
-    referents = [w for w in re.findall(r"\w+", added) if _NAME.fullmatch(w)]
+    referents = [w for w in re.findall(r"\w+", added) if NAME.fullmatch(w)]
     names += referents
     name_terms = {t for t in terms_of(" ".join(names))} & content
     context = frozenset(terms_of(added) - terms_of(own) - name_terms) & content
