@@ -62,16 +62,22 @@ def is_follow_up(question: str, history: Sequence[Message]) -> bool:
     return follow_up_reason(question, history) is not None
 
 
-def merge_terms(question: str, previous: str) -> str:
-    """Extractive rewrite: the follow-up plus the previous question's content words it lacks."""
+def added_terms(question: str, previous: str) -> str:
+    """The previous question's content words the follow-up lacks, in their order (what
+    :func:`merge_terms` adds)."""
     have = {w.lower() for w in re.findall(r"\w+", question)}
     extra = [
         w
         for w in re.findall(r"\w+", previous)
         if w.lower() not in have and w.lower() not in LUCENE_STOP_WORDS and w.lower() not in _QUESTION_WORDS
     ]
-    extra = list(dict.fromkeys(extra))
-    return f"{question.strip()} {' '.join(extra)}".strip() if extra else question.strip()
+    return " ".join(dict.fromkeys(extra))
+
+
+def merge_terms(question: str, previous: str) -> str:
+    """Extractive rewrite: the follow-up plus the previous question's content words it lacks."""
+    extra = added_terms(question, previous)
+    return f"{question.strip()} {extra}".strip() if extra else question.strip()
 
 
 def keeps_question(rewritten: str, question: str) -> bool:

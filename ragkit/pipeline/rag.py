@@ -22,7 +22,7 @@ from ragkit.pipeline.answer import Answer, Citation, Prepared
 from ragkit.pipeline.citations import parse_citations
 from ragkit.pipeline.confidence import ConfidenceConfig, apply_calibration, retrieval_confidence
 from ragkit.pipeline.config import PipelineConfig
-from ragkit.pipeline.followup import follow_up_reason, keeps_question, merge_terms, recent_turns
+from ragkit.pipeline.followup import added_terms, follow_up_reason, keeps_question, merge_terms, recent_turns
 from ragkit.pipeline.front_matter import add_front_matter
 from ragkit.pipeline.prompts import (
     CITING_STYLES,
@@ -156,6 +156,7 @@ class RagPipeline:
         previous = next(m.content for m in reversed(history) if m.role == "user")
         t = time.perf_counter()
         how, query = "terms", merge_terms(question, previous)
+        added = added_terms(question, previous)
         if self.capabilities.generative:
             prompt = rewrite_prompt(
                 question, recent_turns(history, self.config.history_turns), self.templates
@@ -167,6 +168,8 @@ class RagPipeline:
                 how, query = "llm", rewritten
         timings["rewrite"] = (time.perf_counter() - t) * 1000
         trace["follow_up"] = {"rewritten": True, "why": why, "how": how, "from": question, "to": query}
+        if how == "terms":  # the words added from the conversation: the reader takes them as context
+            trace["follow_up"]["added"] = added
         return query
 
     def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
@@ -228,11 +231,9 @@ class RagPipeline:
                     ranking=ranking,
                 )
             gate = reason  # a reader is cheap: let its answerability decide (see pipeline.answerability)
+        hits = add_front_matter(self, query, hits, trace)
         # ``question`` carries the standalone query: the extractive backend matches sentences to it,
         # while chat backends read the original question (and the history) from the messages.
-        hits = add_front_matter(self, query, hits, trace)
-        follow = trace.get("follow_up") or {}
-        added = query[len(question.strip()) :].strip() if follow.get("how") == "terms" else ""
         request = GenerationRequest(
             grounded_messages(question, hits, history, t),
             grounded_completion(question, hits, history, t),
@@ -241,7 +242,7 @@ class RagPipeline:
             self.config.temperature,
             self.config.max_tokens,
             self._stop(),
-            added,
+            (trace.get("follow_up") or {}).get("added", ""),
         )
         return Prepared(
             question,
