@@ -30,6 +30,7 @@ SERVICE_NOTES = "_service_notes"  # service URLs the fetch policy refused (the d
 EDITING = "editing"  # which config the sidebar edits
 PRESET_NOTES = "_preset_notes"  # what loading a preset swapped on this machine
 CHAT_ID = "chat_id"  # the chat shown on the Ask page
+CHATS_SEEN = "_chats_seen"  # {collection: the chat this session last showed there}, for switching back
 INGEST_REPORT = "ingest_report"
 COMPARE_RESULT = "compare_result"
 BATCH_RESULT = "batch_result"
@@ -131,7 +132,10 @@ def restore(name: str) -> None:
         st.session_state[SAVED_CONFIGS] = {}
     # the chat is this session's (a link or a reload carries it in the URL): another session's chat on
     # the same collection is listed to reopen, never shown or written to unasked
+    # (switching back to a collection reopens the chat this session left there)
     wanted = st.query_params.get("chat")
+    if ws.chat(wanted) is None:
+        wanted = st.session_state.get(CHATS_SEEN, {}).get(name)
     st.session_state[CHAT_ID] = wanted if ws.chat(wanted) is not None else None
     switching = st.session_state.get(RESTORED_FOR) is not None
     for key in (
@@ -179,6 +183,8 @@ def session_chat(ws: Workspace) -> dict[str, Any]:
         chat = new_chat()
         st.session_state[CHAT_ID] = chat["id"]
     st.query_params["chat"] = chat["id"]
+    seen = st.session_state.setdefault(CHATS_SEEN, {})
+    seen[st.session_state.get(COLLECTION)] = chat["id"]
     return chat
 
 

@@ -252,6 +252,21 @@ def test_work_survives_a_new_session_and_collections_keep_their_own(app):
     assert QUESTION in texts(linked.chat_message[0].markdown)
 
 
+def test_switching_back_to_a_collection_reopens_the_sessions_chat_there(app):
+    """Walked in the browser: asking in one collection, switching to another and back showed an empty
+    "new chat"; the conversation was only in the list. The session's chat per collection comes back."""
+    app.run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
+    app.chat_input[0].set_value(QUESTION).run()
+    app.sidebar.text_input[0].set_value("other")
+    next(b for b in app.sidebar.button if b.label == "Create").click().run()
+    assert app.session_state["collection"] == "other" and not app.chat_message  # its own, empty chat
+    app.sidebar.selectbox(key="collection").set_value("papers").run()
+    assert not app.exception, app.exception
+    assert QUESTION in texts(app.chat_message[0].markdown)
+    assert [app.query_params["chat"]] == [c["id"] for c in Workspace(Collection("papers").path).chats()]
+
+
 def test_a_collection_created_with_its_vectors_in_embedded_qdrant_answers(app, evaldata):
     """The sidebar's store choice: a collection whose indexes keep their vectors in Qdrant's embedded
     engine is indexed and answers like any other (and says where its vectors are)."""
