@@ -35,9 +35,11 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"^\s*(what|which) (\w+ )?(number|version|port)\b", re.I)),
 )  # fmt: skip
 
-#: a name: a capitalised word, or a word with capitals or digits inside ("S2ORC", "XYLayoutLM")
-NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][a-z]+\b")
-_QUOTED = re.compile(r"[\"“']([^\"”']{2,60})[\"”']")
+#: a name: a capitalised word (any alphabet), or a word with capitals or digits inside ("S2ORC", "XYLayoutLM")
+NAME = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Z][^\W\d_]+\b")  # letters beyond a-z: "Temüjin"
+#: a quoted phrase: in double quotes, or in single quotes that open and close outside a word (an
+#: apostrophe is not a quote: "Yuan's … shouldn't" quotes nothing)
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,60})[\"”]|(?<!\w)[‘']([^'’]{2,60})[’'](?!\w)")
 _IDENT = re.compile(r"`([^`]+)`|\b\w+[_.]\w+\b|--[\w-]+")
 
 
@@ -75,7 +77,8 @@ def analyze(question: str, terms_of, follow_up: str = "") -> QuestionSpec:
     added = question[len(own) :]
     stop = terms_of(" ".join(_QUESTION_WORDS))
     content = {t for t in terms_of(question) if t not in stop}
-    names = [w for w in re.findall(r"\w+", own)[1:] if NAME.fullmatch(w)] + _QUOTED.findall(own)
+    names = [w for w in re.findall(r"\w+", own)[1:] if NAME.fullmatch(w)]
+    names += [a or b for a, b in _QUOTED.findall(own)]
     names += [m.group(1) or m.group(0) for m in _IDENT.finditer(own)]
     referents = [w for w in re.findall(r"\w+", added) if NAME.fullmatch(w)]
     names += referents

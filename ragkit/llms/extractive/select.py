@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -171,11 +172,36 @@ def row_label(row: str) -> str:
 
 def named(name: str, terms: set[str]) -> bool:
     """Whether a name of the question is among ``terms``, allowing the word forms a name takes
-    ("Amazon" in "Amazonian", "California" in "Californian")."""
+    ("Amazon" in "Amazonian", "California" in "Californian") and, for a name of five letters or more,
+    one slip of the typing ("Bedigo" for "Bendigo", "Carslbad" for "Carlsbad", "Temujin" for "Temüjin")."""
     if name in terms:
         return True
+    if len(name) < 4:
+        return False
     stem = name[: max(4, len(name) - 2)]
-    return len(name) >= 4 and any(t.startswith(stem) for t in terms if len(t) >= 4)
+    if any(t.startswith(stem) for t in terms if len(t) >= 4):
+        return True
+    return len(name) >= 5 and any(one_slip(name, t) for t in terms if abs(len(t) - len(name)) <= 1)
+
+
+def _fold(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+def one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` and ``b`` (same first letter) differ by at most one typing slip: a letter added,
+    dropped, changed or two neighbours swapped, accents aside."""
+    a, b = _fold(a), _fold(b)
+    if a == b:
+        return True
+    if not a or not b or a[0] != b[0]:
+        return False
+    if len(a) > len(b):
+        a, b = b, a
+    i = next((k for k in range(len(a)) if a[k] != b[k]), len(a))
+    if len(a) < len(b):  # one letter added
+        return a[i:] == b[i + 1 :]
+    return a[i + 1 :] == b[i + 1 :] or (a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1])
 
 
 def lowercase_words(units: Sequence[Unit]) -> set[str]:
