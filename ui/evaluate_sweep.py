@@ -14,6 +14,7 @@ from ragkit.core.errors import RagkitError
 from ragkit.evaluation.answer_metrics import judge_backends
 from ragkit.evaluation.grid import Grid
 from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
+from ragkit.evaluation.questiongen import saved_question_sets
 from ragkit.evaluation.sweep import Sweep, list_sweeps, save_sweep
 from ragkit.evaluation.sweep_result import (
     index_mb_text,
@@ -55,6 +56,11 @@ HINTS = {
 }
 RESULT = "sweep_result"
 NOTE = "_sweep_note"  # which set-up was last loaded into A or B
+FORM_FOR = "_sweep_form_for"  # the collection whose last sweep form this session's form was filled from
+#: the form's widgets kept with the collection when a sweep starts (a reload or a new tab finds the grid,
+#: and "Start sweep" then resumes a sweep that stopped before its end)
+FORM_KEYS = ("sweep_source", "sweep_saved", "sweep_path", "sweep_base", "sweep_metric", "sweep_racing",
+             "sweep_limit", "sweep_ceiling", "sweep_size_ceiling")  # fmt: skip
 
 
 def _parse_values(name: str, text: str) -> list[Any]:
@@ -99,6 +105,45 @@ def _vary_editor(base: PipelineConfig) -> dict[str, list[Any]]:
     return vary
 
 
+def _fill_vary(vary: dict[str, Any]) -> None:
+    """Put a grid's varied values into the form's widgets (before they are drawn)."""
+    for name in SWEEPABLE:
+        values = vary.get(name)
+        kind = FIELDS[name].kind
+        if kind in ("choice", "bool"):
+            st.session_state[f"sweep_vary_{name}"] = values or []
+        elif kind == "any":
+            st.session_state[f"sweep_vary_{name}"] = json.dumps(values) if values else ""
+        else:
+            st.session_state[f"sweep_vary_{name}"] = ", ".join(map(str, values or []))
+
+
+def _restore_form(ws: Any, collection: Any) -> dict[str, Any] | None:
+    """Once per session and collection: the form as the collection's last sweep left it."""
+    name = getattr(collection, "name", None)
+    form = ws.get("sweep_form") if ws is not None else None
+    if st.session_state.get(FORM_FOR) == name:
+        return form
+    st.session_state[FORM_FOR] = name
+    if form:
+        _fill_vary(form.get("vary", {}))
+        offered = {  # a choice that is gone (a deleted question set or config) is not restored
+            "sweep_saved": [f.name for f in (saved_question_sets(collection) if collection else [])],
+            "sweep_base": list(config_choices()),
+            "sweep_metric": [DEFAULT_METRIC, *PER_QUESTION_METRICS],
+        }
+        for key, value in form.get("widgets", {}).items():
+            if key in FORM_KEYS and value is not None and value in offered.get(key, [value]):
+                st.session_state[key] = value
+    return form
+
+
+def _remember_form(ws: Any, vary: dict[str, Any], finished: bool) -> None:
+    if ws is not None:
+        widgets_now = {k: st.session_state.get(k) for k in FORM_KEYS}
+        ws.set_value("sweep_form", {"vary": vary, "widgets": widgets_now, "finished": finished})
+
+
 def _judge_picker(metric: str) -> tuple[str, str] | None:
     """The judge backend and model, asked for only when the metric is a judge's grade."""
     if metric not in ANSWER_JUDGE_METRICS:
@@ -118,6 +163,13 @@ def sweep_tab(collection) -> None:
         "comparisons, the error split across the looks) are dropped. The result is every set-up *not "
         "significantly worse* than the best."
     )
+    ws = state.workspace()
+    form = _restore_form(ws, collection)
+    if form and not form.get("finished", True):
+        st.info(
+            "The last sweep of this collection stopped before its end; what it measured is kept. Its grid "
+            "is below: **Start sweep** resumes it."
+        )
     load_qset = pick_question_set(collection, "sweep")
     choices = config_choices()
     base_name = st.selectbox("Base config (everything not varied)", list(choices), key="sweep_base")
@@ -133,22 +185,13 @@ def sweep_tab(collection) -> None:
         up = st.file_uploader("Load a grid JSON", type=["json"], key="sweep_grid_up")
         if up is not None and st.button("Use this grid", key="sweep_grid_use"):
             try:
-                loaded = Grid.from_dict(json.loads(up.getvalue().decode("utf-8-sig")))
-                for name in SWEEPABLE:
-                    values = loaded.vary.get(name)
-                    kind = FIELDS[name].kind
-                    if kind in ("choice", "bool"):
-                        st.session_state[f"sweep_vary_{name}"] = values or []
-                    elif kind == "any":
-                        st.session_state[f"sweep_vary_{name}"] = json.dumps(values) if values else ""
-                    else:
-                        st.session_state[f"sweep_vary_{name}"] = ", ".join(map(str, values or []))
+                _fill_vary(Grid.from_dict(json.loads(up.getvalue().decode("utf-8-sig"))).vary)
                 st.rerun()
             except (RagkitError, ValueError) as e:
                 st.error(f"{up.name}: {e}")
     c1, c2, c3 = st.columns(3)
     metric = c1.selectbox("Metric to optimise", [DEFAULT_METRIC, *PER_QUESTION_METRICS], key="sweep_metric")
-    racing = c2.toggle("Racing (drop the worse early)", value=True, key="sweep_racing")
+    racing = c2.toggle("Racing (drop the worse early)", key=widgets.seed("sweep_racing", True))
     limit = c3.number_input(
         "Only N questions (0 = all)", min_value=0, step=10, key=widgets.seed("sweep_limit", 0)
     )
@@ -196,9 +239,11 @@ def sweep_tab(collection) -> None:
             if loaded := sweep.resume():
                 note += f"; resuming with {loaded} measured earlier"
             st.info(note)
+            _remember_form(ws, vary, finished=False)
             bar = st.progress(0.0, text="Building indexes…")
             result = sweep.run(widgets.stage_bar(bar))
             bar.empty()
+            _remember_form(ws, vary, finished=bool(result["finished"]))
             if result["finished"]:
                 save_sweep(result, eval_root())
             st.session_state[RESULT] = result

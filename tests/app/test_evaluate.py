@@ -298,6 +298,21 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, mo
     assert not at.exception, at.exception
     a = at.session_state["configs"]["A"]
     assert a.retriever == "bm25" and a.top_k == 3
+    # a reload or a second tab finds the grid and the set it ran on (walked in the browser: the form came
+    # back empty, so resuming a sweep stopped by the reload meant typing the grid again)
+    again = open_evaluate(make_app())
+    assert again.text_input(key="sweep_vary_top_k").value == "3, 5"
+    assert again.radio(key="sweep_source").value == "path"
+    assert again.text_input(key="sweep_path").value == str(question_file)
+    assert again.number_input(key="sweep_size_ceiling").value == 1000.0
+    assert "**6 set-ups**" in texts(again.caption) and "stopped before its end" not in texts(again.info)
+    from ragkit.app.workspace import Workspace
+    from ragkit.index.collections import Collection
+
+    ws = Workspace(Collection("papers").path)  # a run cut short by a reload never marked its form finished
+    ws.set_value("sweep_form", {**ws.get("sweep_form"), "finished": False})
+    cut = open_evaluate(make_app())
+    assert "stopped before its end" in texts(cut.info) and "**6 set-ups**" in texts(cut.caption)
 
 
 def test_sweep_result_opens_compare_with_the_top_two_on_their_differing_questions(app):
