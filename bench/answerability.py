@@ -65,14 +65,15 @@ def main() -> None:
     ):
         out["auc"][name] = round(float(roc_auc_score(y, -s)), 3)
     gate = (conf < 0.25) & (val < 0.75)
+    base = ((conf + val) / 2 < 0.4) | gate | off
     rules = {
         "retrieval < 0.25 (round 2)": conf < 0.25,
         "mean < 0.4, retrieval gate": ((conf + val) / 2 < 0.4) | gate,
-        "mean < 0.4, retrieval gate, subject missing (shipped)": ((conf + val) / 2 < 0.4) | gate | off,
+        "mean < 0.4, retrieval gate, subject missing": base,
         "mean < 0.45, retrieval gate, subject missing": ((conf + val) / 2 < 0.45) | gate | off,
-        "shipped, or nothing but the subject": ((conf + val) / 2 < 0.4) | gate | off | only,
-        "shipped, or no number/date/person asked for": ((conf + val) / 2 < 0.4) | gate | off | no_kind,
-        "shipped, or both of the last two": ((conf + val) / 2 < 0.4) | gate | off | (only & no_kind),
+        "subject missing, or nothing but the subject": base | only,
+        "subject missing, or no number/date/person asked for": base | no_kind,
+        "subject missing, or both of the last two (shipped)": base | (only & no_kind),
     }
     out["signals"] = {"only_subject": int(only.sum()), "no_kind": int(no_kind.sum())}
     for name, abst in rules.items():

@@ -7,11 +7,13 @@ retrieval gauge, and the rule that decides between answering and abstaining.
   grader on, the share of retrieved chunks graded relevant is its answerability.
 
 **Decision** (:func:`decide`): the *answer confidence* is the mean of the retrieval gauge and the
-answerability; abstain when it is below ``answer_threshold`` (0.4), or when a name the question asks
+answerability; abstain when it is below ``answer_threshold`` (0.4), when a name the question asks
 about is nowhere in the evidence's document ("How many GitHub stars does Orbit have?" over a post that
-never mentions GitHub: the topic is there, the answer cannot be). When the retrieval gauge alone is
-below ``confidence_threshold``, abstain too, unless answerability is at least ``RESCUE`` (the reader found
-the answer's terms and kind in a passage the gauge under-rated: a first author in an author line, say).
+never mentions GitHub: the topic is there, the answer cannot be), or when the evidence holds the subject,
+nothing asked about it and no number, date or person where the question asks for one. When the
+retrieval gauge alone is below ``confidence_threshold``, abstain too, unless answerability is at least
+``RESCUE`` (the reader found the answer's terms and kind in a passage the gauge under-rated: a first
+author in an author line, say).
 Neither signal alone tells "the topic is here" from "the answer is here" as well as both together: on a
 700-question XQuAD sample with 10 % of the paragraphs held out (seed 1), the mean separates answerable
 from held-out questions with ROC AUC 0.95, against 0.91 for either alone (BENCHMARKS.md, issue 21).
@@ -56,10 +58,22 @@ class Answerability:
         return (self.value + self.retrieval) / 2
 
     @property
+    def off_the_question(self) -> bool:
+        """The evidence names the subject and nothing asked about it, and holds no number, date or person
+        where the question asks for one ("What port number does KVL use?" over KVL's introduction)."""
+        return bool(
+            self.inputs.get("only_subject")
+            and self.inputs.get("expects") in ("number", "date", "person")
+            and self.inputs.get("kind_found") is False
+        )
+
+    @property
     def abstain(self) -> bool:
         if self.basis == "llm":
             return self.value == 0.0
         if self.inputs.get("missing_subject"):  # a name the question asks about is nowhere in the evidence
+            return True
+        if self.off_the_question:
             return True
         combined = self.answer_confidence
         return combined is not None and combined < self.threshold
@@ -79,6 +93,9 @@ class Answerability:
             gauges += f"answerability {self.value:.2f}"
         if self.inputs.get("missing_subject"):
             return f"the passages never mention {', '.join(missing) or 'what it asks about'} ({gauges})"
+        if self.off_the_question and not (combined is not None and combined < self.threshold):
+            what = f" ({', '.join(missing)})" if missing else ""
+            return f"the passages name only the subject, nothing asked about it{what}, no {kind} ({gauges})"
         parts = [f"they do not mention {', '.join(missing)}"] if missing else []
         if no_kind:
             parts.append(f"no {kind} that answers it")

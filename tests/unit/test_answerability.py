@@ -37,3 +37,14 @@ def test_it_round_trips_with_its_retrieval_gauge():
     a = reader(0.7, 0.5, expects="number", kind_found=True)
     back = Answerability.from_dict(a.to_dict())
     assert back == a and back.answer_confidence == a.answer_confidence == 0.6
+
+
+def test_evidence_with_the_subject_alone_and_no_kind_asked_for_refuses():
+    """What port number does KVL use? over KVL's introduction: the subject is there, nothing asked
+    about it is, and no number: refused whatever the gauges, with a reason that says so."""
+    off = dict(only_subject=True, expects="number", kind_found=False, missing_terms=["port"])
+    why = decide(False, None, reader(0.5, 0.8, **off))  # answer confidence 0.65: above the threshold
+    assert why and "only the subject" in why and "“port”" in why and "no number" in why
+    assert decide(False, None, reader(0.5, 0.8, **{**off, "kind_found": True})) is None  # a number is there
+    assert decide(False, None, reader(0.5, 0.8, **{**off, "expects": "any"})) is None  # none asked for
+    assert decide(False, None, reader(0.5, 0.8, **{**off, "only_subject": False})) is None

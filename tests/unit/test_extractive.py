@@ -201,3 +201,18 @@ def test_a_name_is_found_despite_one_typing_slip(name, term, same):
     from ragkit.llms.extractive.select import named
 
     assert named(name, {term, "unrelated"}) is same
+
+
+@pytest.mark.parametrize(
+    "text, holds",
+    [
+        ("Six-time Grammy winner Lady Gaga sang the anthem.", True),
+        ("The committee has four of the five seats.", True),
+        ("S2ORC contains three times more full text papers than PMC.", False),  # a ratio
+        ("A record with millions of fields is valid.", False),  # a vague amount
+        ("It is one of the largest corpora.", False),
+    ],
+)
+def test_a_count_may_be_spelled_out(text, holds):
+    terms = lambda t: {w.lower().strip("?.,") for w in t.split()}  # noqa: E731
+    assert kind_found(text, analyze("How many awards did she win?", terms)) is holds

@@ -41,6 +41,14 @@ _REFERENCE_BEFORE = re.compile(
     r"(?:\[(?:\d+\s*[,–-]\s*)*|\b(?:[A-Z]{2,}|Table|Tab\.|Figure|Fig\.|Section|Sec\.|Chapter|Appendix|"
     r"Eq\.|Equation|Algorithm|Theorem|Lemma|Page|No\.)\s?)$"
 )
+#: a count spelled out ("six-time Grammy winner", "four of the five"); not "one" (mostly no count: "one
+#: of the", "the one that"), a ratio ("three times more") or a vague amount ("millions of fields")
+_NUMBER_WORD = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|"
+    r"thousand|million|billion|dozen)\b(?!\s+times\b|s\b)",
+    re.I,
+)
 _DATE = re.compile(
     rf"\b(?:(?:{MONTHS})\.?\s+\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+\d{{4}}"
     rf"|\d{{1,2}}\s+(?:{MONTHS})\s+\d{{4}}|(?:{MONTHS})\s+\d{{4}}|(?:1[89]|20)\d\d|\d{{4}}-\d\d-\d\d)\b",
@@ -136,8 +144,10 @@ def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] 
     if kind == "any":
         return True
     if kind == "number":
+        asked = spec.text.lower()
         return any(quantity(text, m) and m.group(0).split()[0].rstrip(".,") not in spec.literals
-                   for m in _NUMBER.finditer(text))  # fmt: skip
+                   for m in _NUMBER.finditer(text)) or any(
+            w.lower() not in asked for w in _NUMBER_WORD.findall(text))  # fmt: skip
     if kind == "date":
         return any(m.group(0) not in spec.text for m in _DATE.finditer(text))
     if kind == "person":
@@ -330,7 +340,9 @@ def choose(
         *((passages or {}).get(n, set()) for s in chosen for n in s.unit.sources or (s.unit.source,))
     )
     off_subject = any(not named(n, found | around) for n in spec.names)
-    only_subject = bool(asked) and not (asked & found) and not front
+    # "number" in "What port number …" names the kind asked for, not what is asked about
+    about = asked - terms_of("number") if spec.expects == "number" else asked
+    only_subject = bool(about) and not (about & found) and not front
     if off_subject or only_subject:
         value = min(value, CAP)
     inputs = {
