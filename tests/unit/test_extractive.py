@@ -216,3 +216,13 @@ def test_a_name_is_found_despite_one_typing_slip(name, term, same):
 def test_a_count_may_be_spelled_out(text, holds):
     terms = lambda t: {w.lower().strip("?.,") for w in t.split()}  # noqa: E731
     assert kind_found(text, analyze("How many awards did she win?", terms)) is holds
+
+
+def test_a_missing_term_is_named_as_the_question_wrote_it():
+    """An abstention read "never mention “grammi”, “win”": the stems, not the question's words."""
+    from ragkit.llms.extractive.select import as_asked
+
+    stem = {"grammys": "grammi", "won": "win"}
+    terms = lambda t: {stem.get(w.lower().strip("?"), w.lower().strip("?")) for w in t.split()}  # noqa: E731
+    question = "How many Grammys has the lab won?"
+    assert [as_asked(t, question, terms) for t in ("grammi", "win", "absent")] == ["Grammys", "won", "absent"]

@@ -214,6 +214,11 @@ def one_slip(a: str, b: str) -> bool:
     return a[i + 1 :] == b[i + 1 :] or (a[i + 2 :] == b[i + 2 :] and a[i : i + 2] == b[i : i + 2][::-1])
 
 
+def as_asked(term: str, question: str, terms_of: Callable[[str], set[str]]) -> str:
+    """A stemmed term as the question wrote it ("grammi" -> "Grammys"), to name it to a reader."""
+    return next((w for w in re.findall(r"[^\W_][\w'’-]*", question) if term in terms_of(w)), term)
+
+
 def lowercase_words(units: Sequence[Unit]) -> set[str]:
     """Words the candidates use in lower case: a capitalised pair of them is a title, not a name."""
     return {w for u in units for w in re.findall(r"\b[a-z]{2,}\b", u.text)}
@@ -350,7 +355,7 @@ def choose(
         "kind_found": kind,
         "coverage": round(cov, 4),
         "cosine": round(cos, 4),
-        "missing_terms": missing[:5],
+        "missing_terms": [as_asked(t, spec.text, terms_of) for t in missing[:5]],
         **({"missing_subject": True} if off_subject else {}),
         **({"only_subject": True} if only_subject else {}),
     }
