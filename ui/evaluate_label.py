@@ -37,7 +37,10 @@ def label_tab(collection) -> None:
             try:
                 with st.spinner("Retrieving with A and B…"):
                     pipes = widgets.pipelines(collection, [state.config("A"), state.config("B")])
-                    st.session_state[state.LABEL_POOL] = (q.strip(), candidates_for(q.strip(), pipes))
+                    st.session_state[state.LABEL_POOL] = (
+                        q.strip(),
+                        candidates_for(q.strip(), pipes, collection.documents()),
+                    )
             except RagkitError as e:
                 st.error(str(e))
         pool = state.get(state.LABEL_POOL)
@@ -102,7 +105,7 @@ def label_tab(collection) -> None:
                     store = resources.index(collection, state.config("A"))
                     st.session_state[state.LABEL_SEARCH] = (
                         question,
-                        search_collection(store, query, int(hits_k)),
+                        search_collection(store, query, int(hits_k), collection.documents()),
                     )
                 except RagkitError as e:
                     st.error(str(e))

@@ -20,6 +20,7 @@ from ragkit.evaluation.sweep_result import (
     index_mb_text,
     outcome,
     p50_text,
+    reading_notes,
     sweep_csv,
     sweep_markdown,
     table_order,
@@ -286,6 +287,8 @@ def show_sweep(result: dict[str, Any]) -> None:
     st.write(", ".join(f"**{c['name']}**" for c in best))
     used, full = result["evaluations_used"], result["evaluations_full"]
     st.caption(f"{used} of the full grid's {full} question evaluations ({100 * used / max(full, 1):.0f} %).")
+    for note in reading_notes(result):
+        st.caption(note)
     rows = [
         {
             "set-up": c["name"],

@@ -22,7 +22,7 @@ import datetime as dt
 import hashlib
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -55,18 +55,40 @@ def pool_candidates(question: str, hit_lists: Sequence[Sequence[Hit]]) -> list[C
     return [chunks[c] for c in sorted(chunks, key=key)]
 
 
-def candidates_for(question: str, pipelines: Sequence[object]) -> list[Chunk]:
-    """The pooled candidates of several pipelines for one question (each retrieves its own top-k)."""
-    hit_lists = [p.retriever.search(question, p.config.top_k) for p in pipelines]  # type: ignore[attr-defined]
+def candidates_for(
+    question: str, pipelines: Sequence[object], documents: Sequence[Any] | None = None
+) -> list[Chunk]:
+    """The pooled candidates of several pipelines for one question (each retrieves its own top-k). With
+    ``documents`` (the collection's stored reading), a pipeline that reads the PDFs with another parser
+    has its chunks' spans moved onto that reading, which every label is a passage of."""
+    hit_lists = [
+        [
+            replace(h, chunk=on_stored(h.chunk, p.store, documents))
+            for h in p.retriever.search(question, p.config.top_k)
+        ]  # type: ignore[attr-defined]
+        for p in pipelines
+    ]
     return pool_candidates(question, hit_lists)
 
 
-def search_collection(store: Any, query: str, k: int = 10) -> list[Chunk]:
+def search_collection(
+    store: Any, query: str, k: int = 10, documents: Sequence[Any] | None = None
+) -> list[Chunk]:
     """BM25 over every chunk of ``store`` (not just what a config retrieved): how the Label tab finds
-    evidence that no configuration brought up."""
+    evidence that no configuration brought up (spans moved onto ``documents`` as above)."""
     from ragkit.retrievers.bm25 import BM25Retriever
 
-    return [h.chunk for h in BM25Retriever(store).search(query, k)]
+    return [on_stored(h.chunk, store, documents) for h in BM25Retriever(store).search(query, k)]
+
+
+def on_stored(chunk: Chunk, store: Any, documents: Sequence[Any] | None) -> Chunk:
+    """``chunk`` of ``store`` as a passage of the stored reading ``documents`` (see :mod:`.reparse`)."""
+    if not documents:
+        return chunk
+    from ragkit.evaluation.reparse import chunk_onto
+
+    stored = next((d for d in documents if d.source == chunk.source), None)
+    return chunk_onto(chunk, store.documents.get(chunk.doc_id), stored)
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ class QuestionRunner:
         vectors = needs_vectors(config) or qset.collection is None
         store, self.emb = index_for(qset, config, embedders, index_root, progress, vectors)
         self.index_bytes = index_bytes(store, vectors)
+        self.evidence = self._evidence_on(store)
         if CHECK_MODEL not in embedders:
             embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
         self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)
@@ -73,6 +74,25 @@ class QuestionRunner:
         self.asked: list[LabelledQuestion] = []
         self.stage_times: dict[str, list[float]] = {}
         self.tokens = {"prompt": 0, "completion": 0, "reported": 0}
+
+    def _evidence_on(self, store: Any) -> dict[str, tuple[Any, tuple[int, int]]]:
+        """Each question's evidence moved onto this config's reading of the documents, with the spans
+        moved and lost (:mod:`ragkit.evaluation.reparse`); empty when the readings are the same."""
+        collection = self.qset.collection
+        if collection is None or not any(q.evidence for q in self.qset.questions):
+            return {}
+        from ragkit.evaluation.reparse import onto_reading, same_reading
+
+        stored = {d.source: d for d in collection.documents()}
+        mine = {d.source: d for d in store.documents.values()}
+        if all(d is stored.get(k) or k not in stored or same_reading(stored[k], d) for k, d in mine.items()):
+            return {}
+        out = {}
+        for q in self.qset.questions:
+            if q.evidence:
+                units, moved, lost = onto_reading(q.evidence, stored, mine)
+                out[q.qid] = (units, (moved, lost))
+        return out
 
     def items(self, limit: int | None) -> list[LabelledQuestion]:
         return first_questions(self.qset.questions, limit)
@@ -120,10 +140,13 @@ class QuestionRunner:
             {"chunk_id": h.chunk_id, "source": h.chunk.source, "score": round(h.score, 6)} for h in ranking
         ]
         ranked = [h.chunk for h in ranking]
+        evidence, (moved, lost) = self.evidence.get(q.qid, (q.evidence, (0, 0)))
         if q.evidence:
             row["relevance"] = "passage"
-            self.runs[q.qid] = evidence_ranking(ranked, q.evidence)
-            row["evidence_precision"] = evidence_precision(chunks, q.evidence)
+            self.runs[q.qid] = evidence_ranking(ranked, evidence)
+            row["evidence_precision"] = evidence_precision(chunks, evidence)
+            if moved or lost:  # labelled on another reading of the PDFs (another parser)
+                row["evidence_moved"], row["evidence_lost"] = moved, lost
         elif q.relevant:
             row["relevance"] = "document"
             self.runs[q.qid] = list(max_by_document([(h.chunk.source, h.score) for h in ranking], 100))
@@ -141,7 +164,7 @@ class QuestionRunner:
             row["evidence_retrieved"] = 0.0
         elif q.qid in self.runs:  # judged on what the reader read (the gauge's inputs), not the ranking
             rel = {u for u, g in q.qrels().items() if g > 0}
-            read = evidence_ranking(chunks, q.evidence) if q.evidence else [c.source for c in chunks]
+            read = evidence_ranking(chunks, evidence) if q.evidence else [c.source for c in chunks]
             row["evidence_retrieved"] = float(any(u in rel for u in read))
         elif q.answers:
             row["evidence_retrieved"] = contains_gold(" ".join(c.text for c in chunks), q.answers)

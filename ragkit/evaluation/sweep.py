@@ -41,6 +41,10 @@ from ragkit.evaluation.sweep_runners import (
     slim_row,
 )
 
+#: how questions are scored; a checkpoint scored otherwise is not resumed (2: evidence moved onto each
+#: set-up's reading of the PDFs, :mod:`ragkit.evaluation.reparse`)
+SCORING = 2
+
 
 def sweeps_dir(index_root: str | Path) -> Path:
     return Path(index_root) / "sweeps"
@@ -106,6 +110,7 @@ class Sweep:
                 "max_index_mb": self.max_index_mb,
                 "judge": getattr(self.judge, "model_id", None),
                 "n": len(self.items),
+                "scoring": SCORING,
             }
         )
 

@@ -19,6 +19,7 @@ from ragkit import __version__
 from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
 from ragkit.evaluation.pareto import Point, pareto_front
 from ragkit.evaluation.racing import RESAMPLES
+from ragkit.evaluation.reparse import reading_note
 from ragkit.evaluation.retrieval import latency_summary
 from ragkit.evaluation.stats import compare_paired, mean_ci
 
@@ -63,6 +64,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
             },
             "by_intent": _by_intent(rows[k], metric),
             "index_mb": sweep.index_mb.get(k),
+            **{f: sum(r.get(f) or 0 for r in rows[k].values()) for f in ("evidence_moved", "evidence_lost")},
         }
         if best is not None and k != best:
             entry["vs_best"] = _versus(rows[best], rows[k], metric, sweep.higher, sweep.seed)
@@ -291,6 +293,15 @@ def _fmt(x: float | None) -> str:
     return "–" if x is None else f"{x:.4f}"
 
 
+def reading_notes(result: dict[str, Any]) -> list[str]:
+    """One note per set-up judged on another reading of the PDFs than the labels' (moved evidence)."""
+    return [
+        reading_note(c["name"], c.get("evidence_moved", 0), c.get("evidence_lost", 0))
+        for c in result["candidates"]
+        if c.get("evidence_moved") or c.get("evidence_lost")
+    ]
+
+
 def sweep_markdown(result: dict[str, Any]) -> str:
     """The sweep as a Markdown report: verdict, the candidates, the drops, the cost."""
     metric = result["metric"]
@@ -324,4 +335,5 @@ def sweep_markdown(result: dict[str, Any]) -> str:
             "Merged (the same set-up): "
             + "; ".join(f"{d['name']} = {d['same_as']} ({d['why']})" for d in result["merged_duplicates"]),
         ]
+    lines += [line for note in reading_notes(result) for line in ("", f"> {note}")]
     return "\n".join(lines) + "\n"

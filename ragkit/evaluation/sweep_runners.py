@@ -13,7 +13,7 @@ from ragkit.evaluation.questionsets import QuestionSet
 from ragkit.evaluation.runners import BeirRunner
 
 #: what a per-question row keeps besides the metrics (the checkpoint stays small)
-ROW_KEYS = ("latency_ms", "intent", "question")
+ROW_KEYS = ("latency_ms", "intent", "question", "evidence_moved", "evidence_lost")
 
 
 def item_id(item: Any) -> str:

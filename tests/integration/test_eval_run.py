@@ -560,3 +560,33 @@ def test_simpleqa_csv_as_published_through_the_cli(collection, tmp_path):
     rows = result["configs"][0]["per_question"].values()
     assert [r["question"] for r in rows] == [QUERIES["4"][0], QUERIES["6"][0]]
     assert result["configs"][0]["counts"]["contains_gold"] == 2
+
+
+def test_labels_made_on_the_layout_reading_judge_a_plain_parser_by_their_text(tmp_path, evaldata, embedder):
+    """Walked with a sweep over pdf_parser: questions generated on the collection's (layout) reading were
+    judged on the plain reading's text by the same character offsets, which there mark other words
+    (BM25 over plain scored 0.85 against 1.00 for the same words). The evidence is moved onto each
+    config's reading by its text, and the report says so."""
+    from ragkit.evaluation.questiongen import QuestionGenerator, save_question_set
+    from ragkit.index.collections import Collection
+
+    pdf = evaldata / "pdfs" / "docling_multi_page.pdf"
+    c = Collection.create("pdfs", tmp_path / "root")
+    assert not c.add_files([(pdf.name, pdf.read_bytes())]).failed
+    report = QuestionGenerator(c.documents(), "offline", embedder=embedder).run(8)
+    qset = load_question_set(save_question_set(c, "gen", report), collection=c)
+    layout = PipelineConfig(name="layout", retriever="bm25", llm="extractive")
+    plain = replace(layout, name="plain", pdf_parser="plain")
+    result = evaluate_configs(
+        qset, [layout, plain], index_root=str(tmp_path / "eval"), embedders={layout.embedding_model: embedder}
+    )
+    rows = {c["name"]: c["per_question"] for c in result["configs"]}
+    assert not any("evidence_moved" in r for r in rows["layout"].values())  # its own reading
+    moved = sum(r.get("evidence_moved", 0) for r in rows["plain"].values())
+    assert moved > 0 and sum(r.get("evidence_lost", 0) for r in rows["plain"].values()) == 0
+    # BM25 on the same words: the plain reading finds each question's evidence as well as layout does
+    for qid, r in rows["layout"].items():
+        if r["ndcg@10"] == 1.0:
+            assert rows["plain"][qid]["recall@10"] == 1.0, rows["plain"][qid]["question"]
+    assert any("plain reads the PDFs differently" in w and f"{moved} evidence spans" in w
+               for w in markdown_report(result).splitlines())  # fmt: skip
