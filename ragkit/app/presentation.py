@@ -78,7 +78,20 @@ def find_document(documents: Any, chunk: Chunk) -> Any:
         if found is not None:
             return found
         docs = list(docs.values())
-    return next((d for d in docs or () if d.source == chunk.source), None)
+    doc = next((d for d in docs or () if d.source == chunk.source), None)
+    if doc is not None and hasattr(documents, "readings") and not reads(doc, chunk):
+        # a chunk of a config that reads the PDF with another parser: its spans are of that reading
+        doc = next((d for d in documents.readings(doc) if reads(d, chunk)), doc)
+    return doc
+
+
+def reads(doc: Any, chunk: Chunk) -> bool:
+    """Whether ``doc``'s page text at the chunk's first span is the chunk's own text (the same reading)."""
+    s = chunk.spans[0] if chunk.spans else None
+    if s is None or not 0 < s.page <= len(doc.pages):
+        return False
+    piece = " ".join(doc.pages[s.page - 1].text[s.start : s.end].split())
+    return bool(piece) and piece in " ".join(chunk.text.split())
 
 
 def highlighted_page_html(documents: Any, chunk: Chunk, context: int = 600) -> str:

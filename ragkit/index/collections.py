@@ -155,6 +155,17 @@ class Collection:
             atomic_write(cache, lambda f: json.dump(parsed.to_dict(), f, ensure_ascii=False))
         return replace(parsed, doc_id=doc.doc_id, source=doc.source, meta={**doc.meta, **parsed.meta})
 
+    def readings(self, doc: Document) -> list[Document]:
+        """Every reading of ``doc`` parsed so far by another parser setting (from ``parsed/``)."""
+        out = []
+        for cache in sorted((self.path / "parsed").glob(f"*/{doc.sha256}.json")):
+            try:
+                parsed = Document.from_dict(json.loads(cache.read_text(encoding="utf-8")))
+            except (OSError, ValueError, KeyError):
+                continue
+            out.append(replace(parsed, doc_id=doc.doc_id, source=doc.source))
+        return out
+
     def _blob(self, sha256: str) -> Path:
         return self.path / "files" / f"{sha256}.pdf"
 

@@ -26,3 +26,28 @@ def test_a_split_table_chunk_highlights_its_header_and_its_rows():
     html = highlighted_page_html({doc.doc_id: doc}, chunk)
     assert html.count("<mark>") == 2 and "<mark>| k | v |<br>|---|---|</mark>" in html
     assert "…<br>…" in html  # the rows between header and chunk are elided, not shown whole
+
+
+def test_a_cited_chunk_of_another_parsers_reading_is_highlighted_in_that_reading():
+    """Ask and Compare pass the collection; config A may read the PDFs with the plain parser while the
+    collection stores the layout reading: the passage must come from the reading the chunk was cut from."""
+    from ragkit.app.presentation import find_document, highlighted_page_html
+    from ragkit.core.types import Chunk, Document, Page, Span
+
+    layout = Document("d", "p.pdf", "0" * 64, (Page(1, "# Title\n\nThe _cryostat_ is in room B102."),), "pdf")
+    plain = Document("d", "p.pdf", "0" * 64, (Page(1, "Title The cryostat is in room B102."),), "pdf")
+
+    class Coll:
+        def documents(self):
+            return [layout]
+
+        def readings(self, doc):
+            return [plain]
+
+    text = "The cryostat is in room B102."
+    start = plain.pages[0].text.index(text)
+    chunk = Chunk("c", "d", "p.pdf", 0, text, (Span(1, start, start + len(text)),))
+    assert find_document(Coll(), chunk) is plain
+    assert f"<mark>{text}</mark>" in highlighted_page_html(Coll(), chunk)
+    own = Chunk("c2", "d", "p.pdf", 0, "# Title", (Span(1, 0, 7),))
+    assert find_document(Coll(), own) is layout  # a chunk of the stored reading stays there
