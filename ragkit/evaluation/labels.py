@@ -64,8 +64,8 @@ def candidates_for(
     hit_lists = [
         [
             replace(h, chunk=on_stored(h.chunk, p.store, documents))
-            for h in p.retriever.search(question, p.config.top_k)
-        ]  # type: ignore[attr-defined]
+            for h in p.retriever.search(question, p.config.top_k)  # type: ignore[attr-defined]
+        ]
         for p in pipelines
     ]
     return pool_candidates(question, hit_lists)
