@@ -19,6 +19,7 @@ bench only, e.g. ``pip install --target /tmp/onnxpkgs --no-deps onnx ml_dtypes o
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -141,7 +142,8 @@ def static_int8(fp32: Path, tok, texts: list[str], target: Path) -> Path:
             return {k: enc[k].astype(np.int64) for k in ("input_ids", "attention_mask", "token_type_ids")}
 
     prepared, out = target / "model_pre.onnx", target / "model_int8_static.onnx"
-    quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
+    with contextlib.chdir(target):  # the pre-processing writes its temporary files where it runs
+        quant_pre_process(str(fp32), str(prepared), skip_symbolic_shape=True)
     quantize_static(str(prepared), str(out), Reader(), quant_format=QuantFormat.QDQ, per_channel=True,
                     activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
                     op_types_to_quantize=["MatMul"])  # fmt: skip
