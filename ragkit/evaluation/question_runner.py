@@ -15,6 +15,7 @@ from ragkit.evaluation.datasets import (
 from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS, RETRIEVAL_METRICS
 from ragkit.evaluation.metrics import max_by_document, per_query_metrics
 from ragkit.evaluation.questionsets import QuestionSet
+from ragkit.evaluation.reparse import COUNTS, onto_reading, same_reading
 from ragkit.evaluation.retrieval import latency_summary
 from ragkit.evaluation.runners import (
     ConfigRun,
@@ -81,16 +82,19 @@ class QuestionRunner:
         collection = self.qset.collection
         if collection is None or not any(q.evidence for q in self.qset.questions):
             return {}
-        from ragkit.evaluation.reparse import onto_reading, same_reading
-
         stored = {d.source: d for d in collection.documents()}
-        mine = {d.source: d for d in store.documents.values()}
-        if all(d is stored.get(k) or k not in stored or same_reading(stored[k], d) for k, d in mine.items()):
+        # the documents this config reads otherwise, compared once (not once per labelled unit)
+        other = {
+            d.source: d
+            for d in store.documents.values()
+            if d.source in stored and d is not stored[d.source] and not same_reading(stored[d.source], d)
+        }
+        if not other:
             return {}
         out = {}
         for q in self.qset.questions:
             if q.evidence:
-                units, moved, lost = onto_reading(q.evidence, stored, mine)
+                units, moved, lost = onto_reading(q.evidence, stored, other)
                 out[q.qid] = (units, (moved, lost))
         return out
 
@@ -146,7 +150,7 @@ class QuestionRunner:
             self.runs[q.qid] = evidence_ranking(ranked, evidence)
             row["evidence_precision"] = evidence_precision(chunks, evidence)
             if moved or lost:  # labelled on another reading of the PDFs (another parser)
-                row["evidence_moved"], row["evidence_lost"] = moved, lost
+                row.update(zip(COUNTS, (moved, lost), strict=True))
         elif q.relevant:
             row["relevance"] = "document"
             self.runs[q.qid] = list(max_by_document([(h.chunk.source, h.score) for h in ranking], 100))

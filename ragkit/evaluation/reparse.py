@@ -13,7 +13,7 @@ offsets of another.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -22,6 +22,17 @@ from ragkit.evaluation.evidence import Evidence, SpanT, locate_in_text
 #: the fewest letters and digits a span's text needs to be looked for by them alone (shorter ones would
 #: be found anywhere)
 MIN_LETTERS = 12
+
+
+#: what a question's row records when its evidence was moved: spans moved, spans not found
+COUNTS = ("evidence_moved", "evidence_lost")
+
+
+def moved_and_lost(rows: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+    """The spans moved and not found over a config's question rows."""
+    rows = list(rows)
+    moved, lost = (sum(r.get(k) or 0 for r in rows) for k in COUNTS)
+    return moved, lost
 
 
 def reading_note(name: str, moved: int, lost: int) -> str:

@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.evaluation.reparse import reading_note
+from ragkit.evaluation.reparse import moved_and_lost, reading_note
 from ragkit.retrievers.intent import INTENTS
 
 #: fewer questions than this and only large differences can be told apart
@@ -241,8 +241,7 @@ def warnings(result: dict[str, Any]) -> list[str]:
                     "(counted, not zeros)."
                 )
     for c in result["configs"]:
-        rows = c.get("per_question", {}).values()
-        moved, lost = (sum(v.get(k) or 0 for v in rows) for k in ("evidence_moved", "evidence_lost"))
+        moved, lost = moved_and_lost(c.get("per_question", {}).values())
         if moved or lost:
             out.append(reading_note(c["name"], moved, lost))
     small = {x["metric"] for x in result["comparisons"] if x.get("too_small") and x.get("differing", 0) > 0}

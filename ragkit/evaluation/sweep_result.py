@@ -19,7 +19,7 @@ from ragkit import __version__
 from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
 from ragkit.evaluation.pareto import Point, pareto_front
 from ragkit.evaluation.racing import RESAMPLES
-from ragkit.evaluation.reparse import reading_note
+from ragkit.evaluation.reparse import COUNTS, moved_and_lost, reading_note
 from ragkit.evaluation.retrieval import latency_summary
 from ragkit.evaluation.stats import compare_paired, mean_ci
 
@@ -64,7 +64,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
             },
             "by_intent": _by_intent(rows[k], metric),
             "index_mb": sweep.index_mb.get(k),
-            **{f: sum(r.get(f) or 0 for r in rows[k].values()) for f in ("evidence_moved", "evidence_lost")},
+            **dict(zip(COUNTS, moved_and_lost(rows[k].values()), strict=True)),
         }
         if best is not None and k != best:
             entry["vs_best"] = _versus(rows[best], rows[k], metric, sweep.higher, sweep.seed)

@@ -10,10 +10,11 @@ from ragkit.core.errors import RagkitError
 from ragkit.core.progress import Progress
 from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
 from ragkit.evaluation.questionsets import QuestionSet
+from ragkit.evaluation.reparse import COUNTS
 from ragkit.evaluation.runners import BeirRunner
 
 #: what a per-question row keeps besides the metrics (the checkpoint stays small)
-ROW_KEYS = ("latency_ms", "intent", "question", "evidence_moved", "evidence_lost")
+ROW_KEYS = ("latency_ms", "intent", "question", *COUNTS)
 
 
 def item_id(item: Any) -> str:
