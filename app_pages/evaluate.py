@@ -5,11 +5,11 @@ only: each tab is drawn by ui/, the work is in ragkit.evaluation."""
 import streamlit as st
 
 from ui import widgets
-from ui.evaluate_generate import generate_tab
-from ui.evaluate_label import label_tab
-from ui.evaluate_run import run_tab
-from ui.evaluate_saved import saved_tab
-from ui.evaluate_sweep import sweep_tab
+from ui.evaluate.generate import generate_tab
+from ui.evaluate.label import label_tab
+from ui.evaluate.run import run_tab
+from ui.evaluate.saved import saved_tab
+from ui.evaluate.sweep import sweep_tab
 
 st.title("Evaluate")
 st.caption(

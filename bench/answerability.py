@@ -28,9 +28,9 @@ def main() -> None:
     import numpy as np
     from sklearn.metrics import roc_auc_score
 
-    from ragkit.evaluation.answers import contains_gold
-    from ragkit.evaluation.questionsets import load_question_set
-    from ragkit.evaluation.runners import index_for
+    from ragkit.evaluation.datasets.questionsets import load_question_set
+    from ragkit.evaluation.metrics.answers import contains_gold
+    from ragkit.evaluation.runs.config_run import index_for
     from ragkit.pipeline.config import PipelineConfig
     from ragkit.pipeline.rag import RagPipeline
 

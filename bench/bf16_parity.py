@@ -21,8 +21,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine
-from ragkit.evaluation.datasets import load_beir
-from ragkit.evaluation.retrieval import evaluate_retrieval
+from ragkit.evaluation.datasets.loaders import load_beir
+from ragkit.evaluation.runs.beir import evaluate_retrieval
 from ragkit.index.embeddings import Embedder, EmbeddingCache
 from ragkit.index.ingest import ingest_documents, open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker

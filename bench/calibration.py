@@ -16,8 +16,8 @@ import platform
 import time
 from pathlib import Path
 
-from ragkit.evaluation.calibration import cross_validated_calibration
-from ragkit.evaluation.runner import evaluate_configs
+from ragkit.evaluation.metrics.calibration import cross_validated_calibration
+from ragkit.evaluation.runs.evaluate import evaluate_configs
 from ragkit.pipeline.config import PipelineConfig
 
 HERE = Path(__file__).resolve().parent
@@ -34,7 +34,7 @@ def ece_floor(probabilities: list[float], draws: int = 200, seed: int = 0) -> fl
     with exactly these probabilities, then binned like the real ones (the sampling-noise floor)."""
     import numpy as np
 
-    from ragkit.evaluation.calibration import expected_calibration_error
+    from ragkit.evaluation.metrics.calibration import expected_calibration_error
 
     rng = np.random.default_rng(seed)
     p = np.asarray(probabilities)

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.evaluation.citations_check import pair_scores
-from ragkit.evaluation.datasets import load_squad
+from ragkit.evaluation.datasets.loaders import load_squad
+from ragkit.evaluation.metrics.citations import pair_scores
 from ragkit.index.embeddings import Embedder
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.retrievers.analyzer import Analyzer

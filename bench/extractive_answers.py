@@ -15,8 +15,8 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from ragkit.evaluation.questionsets import load_question_set
-from ragkit.evaluation.runner import evaluate_configs
+from ragkit.evaluation.datasets.questionsets import load_question_set
+from ragkit.evaluation.runs.evaluate import evaluate_configs
 from ragkit.index.collections import Collection
 from ragkit.pipeline.config import PipelineConfig
 

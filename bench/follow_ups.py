@@ -50,7 +50,7 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="ragkit-followups-"))
     os.environ["RAGKIT_INDEX_ROOT"] = str(root)
     from ragkit.core.types import Message
-    from ragkit.evaluation.answers import contains_gold
+    from ragkit.evaluation.metrics.answers import contains_gold
     from ragkit.pipeline.config import PipelineConfig
     from ragkit.pipeline.rag import RagPipeline
 

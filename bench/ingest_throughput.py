@@ -20,7 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine, median_time
-from ragkit.evaluation.datasets import load_beir
+from ragkit.evaluation.datasets.loaders import load_beir
 from ragkit.index.embeddings import Embedder, EmbeddingCache
 from ragkit.index.ingest import ingest_documents, open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker

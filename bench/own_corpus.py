@@ -37,8 +37,8 @@ def main() -> None:
 
     root = Path(tempfile.mkdtemp(prefix="ragkit-own-"))
     os.environ["RAGKIT_INDEX_ROOT"] = str(root)
-    from ragkit.evaluation.questionsets import load_question_set
-    from ragkit.evaluation.runner import evaluate_configs
+    from ragkit.evaluation.datasets.questionsets import load_question_set
+    from ragkit.evaluation.runs.evaluate import evaluate_configs
     from ragkit.index.collections import Collection
     from ragkit.pipeline.config import PipelineConfig
 

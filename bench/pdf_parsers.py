@@ -47,7 +47,7 @@ def token_f1(got: str, want: str) -> float:
 
 
 def main() -> None:
-    from ragkit.evaluation.answers import char_error_rate as cer
+    from ragkit.evaluation.metrics.answers import char_error_rate as cer
     from ragkit.ingestion.parse import load_document
     from ragkit.ingestion.parsing import ParseSettings
 

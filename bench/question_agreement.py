@@ -28,11 +28,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from _common import machine  # noqa: E402
 
-from ragkit.evaluation.datasets import BeirDataset, load_beir, load_squad  # noqa: E402
-from ragkit.evaluation.grid import Grid  # noqa: E402
+from ragkit.evaluation.datasets.loaders import BeirDataset, load_beir, load_squad  # noqa: E402
+from ragkit.evaluation.datasets.questionsets import QuestionSet  # noqa: E402
 from ragkit.evaluation.questiongen import QuestionGenerator, offline  # noqa: E402
-from ragkit.evaluation.questionsets import QuestionSet  # noqa: E402
-from ragkit.evaluation.runners import BeirRunner  # noqa: E402
+from ragkit.evaluation.runs.config_run import BeirRunner  # noqa: E402
+from ragkit.evaluation.sweep.grid import Grid  # noqa: E402
 
 EVALDATA = ROOT.parent / "shared" / "evaldata"
 AGREEMENT = ROOT / "ragkit" / "evaluation" / "questiongen" / "agreement.json"

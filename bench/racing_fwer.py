@@ -36,7 +36,7 @@ def main() -> None:
     args = ap.parse_args()
     from racing_replay import exact_final_share, set_final_share
 
-    from ragkit.evaluation import racing
+    from ragkit.evaluation.sweep import racing
     from tests.unit.test_racing import planted  # the test's own model, not a copy of it
 
     for name, means in SCENARIOS.items():

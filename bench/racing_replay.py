@@ -36,7 +36,7 @@ def one_sided(a, b) -> tuple[float, str]:
 
 
 def replay(scores: dict[str, list[float]], metric_n: int, step: int | None = None) -> dict:
-    from ragkit.evaluation.racing import Schedule, default_schedule, race
+    from ragkit.evaluation.sweep.racing import Schedule, default_schedule, race
 
     exhaustive, _, _ = race(scores, Schedule(metric_n, metric_n, metric_n, racing=False))
     raced, _, used = race(scores, default_schedule(metric_n, first=step, step=step))
@@ -82,7 +82,7 @@ def noise(scores: dict[str, list[float]], at: tuple[int, ...] = (30, 60, 90, 120
 def set_final_share(final: float, interim: float) -> None:
     """Make every schedule give its final look ``final`` × alpha and share ``interim`` × alpha equally
     among the others (the shipped schedule: 0.5 and 0.5)."""
-    from ragkit.evaluation import racing
+    from ragkit.evaluation.sweep import racing
 
     def alpha_at(self, look: int) -> float:
         count = len(self.looks())
@@ -148,7 +148,7 @@ def main() -> None:
         help="also replay with the final share from exact group-sequential boundaries, per comparison",
     )
     args = ap.parse_args()
-    from ragkit.evaluation import racing
+    from ragkit.evaluation.sweep import racing
 
     sweeps = {}
     for path in args.checkpoints:

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ragkit.core.types import Chunk, Document, Page
-from ragkit.evaluation.datasets import load_beir
+from ragkit.evaluation.datasets.loaders import load_beir
 from ragkit.index.embeddings import Embedder
 from ragkit.index.store import IndexStore
 from ragkit.retrievers.bm25 import BM25Retriever

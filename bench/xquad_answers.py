@@ -21,9 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._common import machine
-from ragkit.evaluation.answers import contains_gold, exact_match, token_f1
-from ragkit.evaluation.datasets import load_squad
-from ragkit.evaluation.retrieval import dataset_index
+from ragkit.evaluation.datasets.loaders import load_squad
+from ragkit.evaluation.metrics.answers import contains_gold, exact_match, token_f1
+from ragkit.evaluation.runs.beir import dataset_index
 from ragkit.index.embeddings import Embedder
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.llms import build_llm

@@ -16,7 +16,7 @@ from ragkit.app.presentation import (
     hit_rows,
     renumbered_refs,
 )
-from ragkit.evaluation.citations_check import unsupported_markers
+from ragkit.evaluation.metrics.citations import unsupported_markers
 
 
 def render_answer(
@@ -140,7 +140,7 @@ def citation_check(answer: Any) -> Any:
     kept with the answer; None for an abstention or a no-retrieval answer."""
     if answer.abstained or answer.mode != "rag" or not answer.hits:
         return None
-    from ragkit.evaluation.citations_check import CHECK_MODEL, annotate
+    from ragkit.evaluation.metrics.citations import CHECK_MODEL, annotate
     from ui import resources
 
     return annotate(answer, resources.embedder(CHECK_MODEL))

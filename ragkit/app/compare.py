@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.core.types import Hit
-from ragkit.evaluation.evidence import COVER_SHARE, chunk_size, chunk_spans, overlap
+from ragkit.evaluation.datasets.evidence import COVER_SHARE, chunk_size, chunk_spans, overlap
 
 
 def jaccard(a: Sequence[str], b: Sequence[str]) -> float:
@@ -146,7 +146,7 @@ class QuestionComparison:
         "tie" (both or neither), or "" without gold answers."""
         if not self.gold:
             return ""
-        from ragkit.evaluation.answers import contains_gold
+        from ragkit.evaluation.metrics.answers import contains_gold
 
         hit_a, hit_b = (not x.abstained and contains_gold(x.text, self.gold) > 0 for x in (self.a, self.b))
         return "A" if hit_a and not hit_b else "B" if hit_b and not hit_a else "tie"

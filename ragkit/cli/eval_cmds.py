@@ -136,8 +136,8 @@ def add_commands(sub: Any) -> None:
 
 def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     from ragkit.cli.query_cmds import retrieval_summary
-    from ragkit.evaluation.datasets import load_beir
-    from ragkit.evaluation.retrieval import dataset_index, evaluate_retrieval
+    from ragkit.evaluation.datasets.loaders import load_beir
+    from ragkit.evaluation.runs.beir import dataset_index, evaluate_retrieval
     from ragkit.index.lexical import needs_vectors
     from ragkit.ingestion.chunkers import chunker_for
     from ragkit.retrievers import retriever_from_config
@@ -168,7 +168,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
         result = evaluate_retrieval(dataset, retriever, args.eval_depth, args.limit, progress)
         ann = None
         if config.dense_index != "flat" and "dense" in retrieval_summary(config):
-            from ragkit.evaluation.retrieval import ann_recall, query_order
+            from ragkit.evaluation.runs.beir import ann_recall, query_order
 
             say("measuring HNSW against the exact search (recall@10 of the dense top-10) …")
             qids = sorted(dataset.queries, key=query_order)[: args.limit or None]
@@ -225,11 +225,11 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
 
 
 def cmd_eval_run(args: argparse.Namespace) -> int:
-    from ragkit.evaluation.comparisons import check_primary
-    from ragkit.evaluation.questionsets import load_question_set
-    from ragkit.evaluation.report_markdown import markdown_report
-    from ragkit.evaluation.runner import evaluate_configs
-    from ragkit.evaluation.runs import save_run
+    from ragkit.evaluation.datasets.questionsets import load_question_set
+    from ragkit.evaluation.metrics.comparisons import check_primary
+    from ragkit.evaluation.runs.evaluate import evaluate_configs
+    from ragkit.evaluation.runs.report_markdown import markdown_report
+    from ragkit.evaluation.runs.saved import save_run
     from ragkit.pipeline.config import PipelineConfig
 
     configs = [PipelineConfig.load(c) for c in args.configs]
@@ -249,14 +249,14 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     judge = judge2 = cite_decide = None
     metrics: tuple[str, ...] = ()
     if args.judge:
-        from ragkit.evaluation.answer_metrics import build_judge, parse_metrics
+        from ragkit.evaluation.metrics.judge import build_judge, parse_metrics
 
         metrics = parse_metrics(args.metrics)
         judge = build_judge(args.judge, args.judge_model, host=configs[0].ollama_host)
         if args.judge2:
             judge2 = build_judge(args.judge2, args.judge2_model, host=configs[0].ollama_host)
         if args.llm_citation_check:
-            from ragkit.evaluation.citations_check import llm_support
+            from ragkit.evaluation.metrics.citations import llm_support
 
             cite_decide = llm_support(judge.llm)
         say(
@@ -298,7 +298,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
 def cmd_calibrate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from ragkit.evaluation.calibration import calibrate_from_run
+    from ragkit.evaluation.metrics.calibration import calibrate_from_run
 
     try:
         result = json.loads(Path(args.run).read_text(encoding="utf-8"))

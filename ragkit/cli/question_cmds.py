@@ -56,7 +56,7 @@ def add_commands(sub: Any) -> None:
 def cmd_generate(args: argparse.Namespace) -> int:
     import json
 
-    from ragkit.evaluation.citations_check import CHECK_MODEL
+    from ragkit.evaluation.metrics.citations import CHECK_MODEL
     from ragkit.evaluation.questiongen import (
         QuestionGenerator,
         cache_path,

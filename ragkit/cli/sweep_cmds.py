@@ -11,7 +11,7 @@ from ragkit.core.errors import RagkitError
 
 
 def add_commands(sub: Any) -> None:
-    from ragkit.evaluation.answer_metrics import judge_backends
+    from ragkit.evaluation.metrics.judge import judge_backends
 
     p = sub.add_parser(
         "sweep",
@@ -82,10 +82,10 @@ def add_commands(sub: Any) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from ragkit.evaluation.grid import Grid
-    from ragkit.evaluation.questionsets import load_question_set
-    from ragkit.evaluation.sweep import Sweep, save_sweep
-    from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
+    from ragkit.evaluation.datasets.questionsets import load_question_set
+    from ragkit.evaluation.sweep.grid import Grid
+    from ragkit.evaluation.sweep.runner import Sweep, save_sweep
+    from ragkit.evaluation.sweep.summary import sweep_csv, sweep_markdown
 
     grid = Grid.load(args.grid)
     collection = None
@@ -146,6 +146,6 @@ def _judge(args: argparse.Namespace, grid: Any) -> Any:
     """The judge ``--judge`` names (on the base config's Ollama host), or None."""
     if not args.judge:
         return None
-    from ragkit.evaluation.answer_metrics import build_judge
+    from ragkit.evaluation.metrics.judge import build_judge
 
     return build_judge(args.judge, args.judge_model, host=grid.base.get("ollama_host"))

@@ -1,5 +1,5 @@
 """A fitted calibration map raw gauge -> probability (isotonic or Platt), stored in a config as JSON; fitting
-lives in ``ragkit.evaluation.calibration``."""
+lives in ``ragkit.evaluation.metrics.calibration``."""
 
 from __future__ import annotations
 

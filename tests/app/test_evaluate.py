@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.evaluation.labels import question_id
+from ragkit.evaluation.datasets.labels import question_id
 from tests.app.conftest import QUESTION, ROOT, make_app, texts
 
 pytestmark = pytest.mark.slow
@@ -368,7 +368,7 @@ def test_sweep_result_opens_compare_with_the_top_two_on_their_differing_question
 def test_generate_review_save_and_run_on_the_saved_set(app):
     """Generate tab (offline): a reviewed set — one question edited, one rejected — saved with the
     collection, then run on the Run tab as 'A question set saved with the active collection'."""
-    from ragkit.evaluation.datasets import load_question_file
+    from ragkit.evaluation.datasets.loaders import load_question_file
 
     at = open_evaluate(app)
     at.radio(key="gen_method").set_value("offline").run()
@@ -429,7 +429,7 @@ def test_generate_review_save_and_run_on_the_saved_set(app):
 def test_a_running_marker_left_by_another_server_is_not_waited_for(tmp_path):
     """Stop waits for this server's interrupted run only: a marker a crashed (or another) server left
     behind names another process and is not waited on."""
-    from ui.evaluate_generate import _ours
+    from ui.evaluate.generate import _ours
 
     marker = tmp_path / ".generating"
     marker.write_text("999999999")

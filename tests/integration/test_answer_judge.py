@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.evaluation.answer_metrics import AnswerJudge
-from ragkit.evaluation.questionsets import load_question_set
-from ragkit.evaluation.report import warnings
-from ragkit.evaluation.report_markdown import markdown_report
-from ragkit.evaluation.runner import evaluate_configs
+from ragkit.evaluation.datasets.questionsets import load_question_set
+from ragkit.evaluation.metrics.judge import AnswerJudge
+from ragkit.evaluation.runs.evaluate import evaluate_configs
+from ragkit.evaluation.runs.report import warnings
+from ragkit.evaluation.runs.report_markdown import markdown_report
 from ragkit.pipeline.config import PipelineConfig
 from tests import judge_script
 from tests.conftest import run_ragkit

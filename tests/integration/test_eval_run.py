@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.questionsets import load_question_set
-from ragkit.evaluation.report_markdown import markdown_report
-from ragkit.evaluation.runner import evaluate_configs
+from ragkit.evaluation.datasets.questionsets import load_question_set
+from ragkit.evaluation.runs.evaluate import evaluate_configs
+from ragkit.evaluation.runs.report_markdown import markdown_report
 from ragkit.pipeline.config import PipelineConfig
 from tests.conftest import run_ragkit
 
@@ -136,7 +136,7 @@ def test_squad_run_reports_answers_abstention_and_calibration(squad_file, tmp_pa
     assert all(x["n"] == 2 for x in result["comparisons"] if x["metric"] == "idk_when_absent")
     # drill-down: a question of the run, asked again over the run's own index
     from ragkit.app.compare import compare_question
-    from ragkit.evaluation.runs import pipelines_for
+    from ragkit.evaluation.runs.saved import pipelines_for
 
     pa, pb = pipelines_for(result, ["sentence", "sliding"], tmp_path / "idx")
     assert pa.config.chunker == "sentence" and pb.config.chunker == "sliding"
@@ -172,7 +172,7 @@ def csv_set() -> str:
 def test_csv_set_over_a_collection_and_rerun(collection, tmp_path):
     import ir_measures
 
-    from ragkit.evaluation.runs import list_runs, load_run, rerun, save_run
+    from ragkit.evaluation.runs.saved import list_runs, load_run, rerun, save_run
 
     qset = load_question_set(text=csv_set(), filename="mine.csv", collection=collection)
     assert qset.kind == "questions" and qset.n == 6
@@ -182,7 +182,7 @@ def test_csv_set_over_a_collection_and_rerun(collection, tmp_path):
     result = evaluate_configs(qset, [bm25, dense], index_root=str(root))
     assert result["question_set"] and result["params"]["collection"] == "tiny"
     # the result is a typed object in JSON form: it round-trips, configs back as PipelineConfigs
-    from ragkit.evaluation.result import EvalRun
+    from ragkit.evaluation.runs.result import EvalRun
 
     typed = EvalRun.from_dict(json.loads(json.dumps(result)))
     assert typed.to_dict() == json.loads(json.dumps(result)) and typed.config("dense").config == dense
@@ -241,9 +241,9 @@ NOTES = "\n\n".join(
 
 def test_passage_labels_judge_two_chunkers_and_compare_sees_the_same_passage(collection, tmp_path, embedder):
     from ragkit.app.compare import compare_question
-    from ragkit.evaluation.evidence import evidence_ranking
-    from ragkit.evaluation.labels import LabelSet
-    from ragkit.evaluation.metrics import per_query_metrics
+    from ragkit.evaluation.datasets.evidence import evidence_ranking
+    from ragkit.evaluation.datasets.labels import LabelSet
+    from ragkit.evaluation.metrics.retrieval import per_query_metrics
     from ragkit.ingestion.chunkers import make_chunker
     from ragkit.pipeline.rag import RagPipeline
 
@@ -405,10 +405,10 @@ def test_every_config_embeds_its_own_queries(squad_file, tmp_path, embedder, mon
 def test_groq_pipeline_tokens_and_ollama_judge_and_no_key_on_disk(collection, tmp_path, monkeypatch):
     """A Groq-backed config (real SDK, loopback server) reports tokens; an Ollama judge grades (SimpleQA);
     the saved run, its report and its CSV never contain the key."""
-    from ragkit.evaluation.answer_metrics import build_judge
-    from ragkit.evaluation.report import metric_table, per_question_csv
-    from ragkit.evaluation.report_markdown import markdown_report
-    from ragkit.evaluation.runs import save_run
+    from ragkit.evaluation.metrics.judge import build_judge
+    from ragkit.evaluation.runs.report import metric_table, per_question_csv
+    from ragkit.evaluation.runs.report_markdown import markdown_report
+    from ragkit.evaluation.runs.saved import save_run
     from tests.fake_servers import FakeGroq, FakeOllama
 
     key = "gsk_eval_secret_key_0123456789"
@@ -491,7 +491,7 @@ def test_all_five_presets_run_end_to_end_through_eval_run(squad_file, tmp_path, 
 def test_a_failing_config_is_reported_while_the_other_finishes_and_is_saved(squad_file, tmp_path):
     """An OpenAI-compatible config whose server refuses the key fails on its first question; the
     extractive config beside it finishes, the run is saved, and the key appears nowhere."""
-    from ragkit.evaluation.runs import load_run, save_run
+    from ragkit.evaluation.runs.saved import load_run, save_run
     from tests.fake_servers import FakeGroq
 
     secret = "sk-wrong-secret-0123456789"
@@ -509,7 +509,7 @@ def test_a_failing_config_is_reported_while_the_other_finishes_and_is_saved(squa
     assert saved["failures"] == result["failures"]
     assert secret not in json.dumps(saved) and secret not in markdown_report(result)
     assert any(w.startswith("bad failed (question 1 of 6)") for w in __import__(
-        "ragkit.evaluation.report", fromlist=["warnings"]).warnings(result))  # fmt: skip
+        "ragkit.evaluation.runs.report", fromlist=["warnings"]).warnings(result))  # fmt: skip
     # every config failing is an error naming each
     with (
         pytest.raises(RagkitError, match=r"every config failed: bad \(question 1 of 6\)"),

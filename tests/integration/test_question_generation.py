@@ -8,13 +8,13 @@ import json
 
 import pytest
 
-from ragkit.evaluation.citations_check import CHECK_MODEL
+from ragkit.evaluation.datasets.questionsets import load_question_set
+from ragkit.evaluation.metrics.citations import CHECK_MODEL
 from ragkit.evaluation.questiongen import QuestionGenerator, question_file, save_question_set
 from ragkit.evaluation.questiongen.absence import ANSWERED
 from ragkit.evaluation.questiongen.critique import COPIES, DUPLICATE, NOT_STANDALONE, UNSUPPORTED
 from ragkit.evaluation.questiongen.generator import estimate
 from ragkit.evaluation.questiongen.llm import NOT_JSON
-from ragkit.evaluation.questionsets import load_question_set
 from ragkit.index.collections import Collection
 from ragkit.index.embeddings import Embedder
 from ragkit.llms.groq import GroqLLM

@@ -8,8 +8,8 @@ import pytest
 
 from ragkit.app.compare import compare_question
 from ragkit.core.types import Message
-from ragkit.evaluation.questionsets import load_question_set
-from ragkit.evaluation.runner import run_configs
+from ragkit.evaluation.datasets.questionsets import load_question_set
+from ragkit.evaluation.runs.evaluate import run_configs
 from ragkit.index.collections import Collection
 from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import make_chunker

@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.evaluation.answer_metrics`."""
+"""Unit tests of :mod:`ragkit.evaluation.metrics.judge`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import random
 import pytest
 
 from ragkit.core.errors import ConfigError
-from ragkit.evaluation.answer_metrics import (
+from ragkit.evaluation.metrics.judge import (
     cohen_kappa,
     context_precision_score,
     f1_from_counts,

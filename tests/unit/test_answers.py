@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.evaluation.answers`."""
+"""Unit tests of :mod:`ragkit.evaluation.metrics.answers`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 
 def test_answer_metrics():
-    from ragkit.evaluation.answers import contains_gold, exact_match, normalize_answer, token_f1
+    from ragkit.evaluation.metrics.answers import contains_gold, exact_match, normalize_answer, token_f1
 
     assert normalize_answer("The  Eiffel Tower! [1]") == "eiffel tower"
     assert exact_match("the Eiffel tower.", ["Eiffel Tower"]) == 1.0

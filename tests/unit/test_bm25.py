@@ -182,8 +182,8 @@ def test_set_ups_over_one_chunking_of_a_corpus_share_its_index(tmp_path, fake_em
     vector-free ones the same in-memory chunks (chunked once), the others the same index opened once;
     another chunking, model or corpus is its own."""
     from ragkit.core.types import Document, Page
-    from ragkit.evaluation.questionsets import QuestionSet
-    from ragkit.evaluation.runners import index_for
+    from ragkit.evaluation.datasets.questionsets import QuestionSet
+    from ragkit.evaluation.runs.config_run import index_for
     from ragkit.pipeline.config import PipelineConfig
 
     docs = [Document("a", "a.txt", "a" * 64, (Page(1, "Kilns fire clay. " * 40),), "txt")]
@@ -209,8 +209,8 @@ def test_set_ups_over_one_chunking_of_a_corpus_share_its_index(tmp_path, fake_em
 def test_a_collections_index_is_shared_by_a_runs_set_ups_while_it_is_current(tmp_path, fake_embedder):
     """Set-ups over one chunking of a collection search one index object; once a file is added (by
     another tab: another Collection object), the next set-up gets the index that holds it."""
-    from ragkit.evaluation.questionsets import QuestionSet
-    from ragkit.evaluation.runners import index_for
+    from ragkit.evaluation.datasets.questionsets import QuestionSet
+    from ragkit.evaluation.runs.config_run import index_for
     from ragkit.index.collections import Collection
     from ragkit.pipeline.config import PipelineConfig
 

@@ -1,4 +1,5 @@
-"""Unit tests of :mod:`ragkit.evaluation.calibration` (fitting) and :mod:`ragkit.pipeline.calibration`."""
+"""Unit tests of :mod:`ragkit.evaluation.metrics.calibration` (fitting) and
+:mod:`ragkit.pipeline.calibration`."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from ragkit.core.errors import ConfigError
-from ragkit.evaluation.calibration import (
+from ragkit.evaluation.metrics.calibration import (
     calibration_offer,
     cross_validated_calibration,
     expected_calibration_error,

@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.evaluation.citations_check`."""
+"""Unit tests of :mod:`ragkit.evaluation.metrics.citations`."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ragkit.evaluation.citations_check import cited_sentences
+from ragkit.evaluation.metrics.citations import cited_sentences
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_cited_sentences_in_every_prompt_style(style, text, expected):
 
 
 def test_citation_check_flags_a_citation_that_does_not_support_its_sentence(sources, embedder):
-    from ragkit.evaluation.citations_check import check_citations
+    from ragkit.evaluation.metrics.citations import check_citations
 
     good = check_citations("The Eiffel Tower was completed in 1889 [1].", sources, embedder)
     assert good.precision == 1.0 and good.recall == 1.0 and good.unsupported == []
@@ -58,7 +58,7 @@ def test_citation_check_flags_a_citation_that_does_not_support_its_sentence(sour
 
 
 def test_citation_check_with_a_decider_replaces_the_offline_decision(sources, embedder):
-    from ragkit.evaluation.citations_check import check_citations
+    from ragkit.evaluation.metrics.citations import check_citations
 
     never = check_citations(
         "The Eiffel Tower was completed in 1889 [1].", sources, embedder, lambda s, c: False
@@ -68,7 +68,7 @@ def test_citation_check_with_a_decider_replaces_the_offline_decision(sources, em
 
 def test_unsupported_citations_are_marked_where_they_occur(sources, embedder):
     from ragkit.app.presentation import answer_html, renumbered_refs
-    from ragkit.evaluation.citations_check import (
+    from ragkit.evaluation.metrics.citations import (
         CitationCheck,
         check_citations,
         unsupported_markers,
@@ -90,7 +90,7 @@ def test_unsupported_citations_are_marked_where_they_occur(sources, embedder):
 def test_a_byline_is_its_own_statement_when_no_full_stop_ends_the_title(embedder):
     """A paper's first chunk runs title, names and abstract together without a full stop; the names
     quoted as an answer are supported by the names, not compared with the whole run."""
-    from ragkit.evaluation.citations_check import pair_scores, supports
+    from ragkit.evaluation.metrics.citations import pair_scores, supports
     from ragkit.retrievers.analyzer import Analyzer
 
     chunk = (

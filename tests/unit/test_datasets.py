@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.evaluation.datasets`."""
+"""Unit tests of :mod:`ragkit.evaluation.datasets.loaders`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.datasets import parse_question_file
+from ragkit.evaluation.datasets.loaders import parse_question_file
 
 
 def test_csv_question_set_with_lists_and_unanswerable():
@@ -51,7 +51,7 @@ def test_bad_question_files_name_file_and_cause(text, name, message):
 
 def test_simpleqa_csv_as_published_is_a_question_set(tmp_path):
     """SimpleQA ships ``metadata, problem, answer``: problem is the question, answer the gold answer."""
-    from ragkit.evaluation.datasets import load_question_file
+    from ragkit.evaluation.datasets.loaders import load_question_file
 
     p = tmp_path / "simple_qa_test_set.csv"
     p.write_text(

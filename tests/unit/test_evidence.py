@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.evaluation.evidence`."""
+"""Unit tests of :mod:`ragkit.evaluation.datasets.evidence`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 
 from ragkit.core.types import Chunk, Span
-from ragkit.evaluation.evidence import (
+from ragkit.evaluation.datasets.evidence import (
     covers,
     evidence_precision,
     evidence_ranking,
@@ -15,7 +15,7 @@ from ragkit.evaluation.evidence import (
     locate_quote,
     merge_passages,
 )
-from ragkit.evaluation.metrics import max_by_document, per_query_metrics
+from ragkit.evaluation.metrics.retrieval import max_by_document, per_query_metrics
 
 
 def chunk(cid: str, source: str, page: int, start: int, end: int) -> Chunk:

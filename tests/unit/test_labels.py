@@ -1,11 +1,11 @@
-"""Unit tests of :mod:`ragkit.evaluation.labels`."""
+"""Unit tests of :mod:`ragkit.evaluation.datasets.labels`."""
 
 from __future__ import annotations
 
 import json
 
 from ragkit.core.types import Chunk, Hit, Span
-from ragkit.evaluation.labels import LabelSet, pool_candidates, question_id
+from ragkit.evaluation.datasets.labels import LabelSet, pool_candidates, question_id
 
 
 def chunk(cid: str, source: str, page: int, start: int, end: int) -> Chunk:

@@ -2,8 +2,10 @@
 included), no import from a lower layer to a higher one, nothing in ragkit importing streamlit or the app.
 
 Layers, lowest first: core < ingestion < index < retrievers < llms < pipeline < evaluation < app < cli;
-a folder imports only itself and the folders below it. ``ui`` may import ragkit; ``app_pages`` may import
-``ui`` and ragkit; neither is imported by ragkit.
+a folder imports only itself and the folders below it. Inside ``evaluation`` the rooms are layers too:
+metrics < datasets < questiongen < runs < sweep. ``ui`` may import ragkit; ``app_pages`` may import
+``ui`` and ragkit; neither is imported by ragkit. No room holds more than ten modules, and no two modules
+of a room are named X and Xs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("core", "ingestion", "index", "retrievers", "llms", "pipeline", "evaluation", "app", "cli")
+ROOMS = {"evaluation": ("metrics", "datasets", "questiongen", "runs", "sweep")}
 
 
 def import_graph(
@@ -90,9 +93,9 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
-def layer_of(module: str) -> tuple[int, str]:
+def layer_of(module: str) -> tuple[float, str]:
     """(rank, name) of a module's layer; the ragkit package itself sits with core, ``__main__`` with cli,
-    ui and app_pages above everything in ragkit."""
+    ui and app_pages above everything in ragkit; a room of a layer with rooms ranks inside its layer."""
     parts = module.split(".")
     if parts[0] == "ui":
         return len(LAYERS), "ui"
@@ -104,7 +107,10 @@ def layer_of(module: str) -> tuple[int, str]:
         return 0, "ragkit"
     if parts[1] == "__main__":
         return LAYERS.index("cli"), "cli"
-    return LAYERS.index(parts[1]), parts[1]
+    rank, rooms = LAYERS.index(parts[1]), ROOMS.get(parts[1], ())
+    if len(parts) > 2 and parts[2] in rooms:
+        return rank + (rooms.index(parts[2]) + 1) / (len(rooms) + 1), f"{parts[1]}.{parts[2]}"
+    return rank, parts[1]
 
 
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
@@ -128,6 +134,21 @@ def test_every_ragkit_module_sits_in_a_declared_layer():
     for mod in graph:
         if mod.startswith("ragkit.") and mod.split(".")[1] != "__main__":
             assert mod.split(".")[1] in LAYERS, f"{mod} is in no layer: add its folder to LAYERS"
+
+
+def test_rooms_are_declared_hold_at_most_ten_modules_and_no_plural_twins():
+    for pkg in (ROOT / "ragkit", ROOT / "ui"):
+        for folder in [pkg, *(d for d in pkg.rglob("*") if d.is_dir() and (d / "__init__.py").exists())]:
+            names = {p.stem for p in folder.glob("*.py") if p.stem != "__init__"}
+            assert not {n for n in names if n + "s" in names}, f"{folder}: {sorted(names)}"
+    for layer, rooms in ROOMS.items():
+        folder = ROOT / "ragkit" / layer
+        assert {p.stem for p in folder.glob("*.py")} == {"__init__"}, f"a module of {layer} sits in no room"
+        assert {d.name for d in folder.iterdir() if (d / "__init__.py").exists()} == set(rooms)
+        for room in rooms:
+            modules = [p for p in (folder / room).glob("*.py") if p.stem != "__init__"]
+            assert len(modules) <= 10, f"{layer}/{room} holds {len(modules)} modules"
+    assert len([p for p in (ROOT / "ui").glob("*.py") if p.stem != "__init__"]) <= 10
 
 
 def plant(root: Path, files: dict[str, str]) -> dict[str, set[str]]:
@@ -168,4 +189,22 @@ def test_a_planted_upward_import_is_found(tmp_path):
     assert upward_imports(graph) == [
         "ragkit.app.view (app) imports streamlit (streamlit)",
         "ragkit.core.types (core) imports ragkit.pipeline.config (pipeline)",
+    ]
+
+
+def test_a_planted_import_from_a_lower_room_to_a_higher_one_is_found(tmp_path):
+    graph = plant(
+        tmp_path,
+        {
+            "ragkit/__init__.py": "",
+            "ragkit/evaluation/__init__.py": "",
+            "ragkit/evaluation/metrics/__init__.py": "",
+            "ragkit/evaluation/metrics/stats.py": "from ragkit.evaluation.runs.report import x\n",
+            "ragkit/evaluation/runs/__init__.py": "",
+            "ragkit/evaluation/runs/report.py": "from ragkit.evaluation.metrics.stats import y\n",
+        },
+    )
+    assert upward_imports(graph) == [
+        "ragkit.evaluation.metrics.stats (evaluation.metrics) imports ragkit.evaluation.runs.report"
+        " (evaluation.runs)"
     ]

@@ -1,4 +1,4 @@
-"""Unit tests of :mod:`ragkit.evaluation.metrics`: cutoffs as named, and parity with ir-measures."""
+"""Unit tests of :mod:`ragkit.evaluation.metrics.retrieval`: cutoffs as named, and parity with ir-measures."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import random
 
 import pytest
 
-from ragkit.evaluation.metrics import (
+from ragkit.evaluation.metrics.retrieval import (
     max_by_document,
     mean_metrics,
     metric_depth,
     parse_metric,
     per_query_metrics,
 )
-from ragkit.evaluation.retrieval import latency_summary
+from ragkit.evaluation.runs.beir import latency_summary
 
 
 def test_max_by_document():

@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 
 from ragkit.core.types import Document
-from ragkit.evaluation.answers import char_error_rate as cer
+from ragkit.evaluation.metrics.answers import char_error_rate as cer
 from ragkit.ingestion.chunkers import MarkdownChunker
 from ragkit.ingestion.ocr import parse_tsv
 from ragkit.ingestion.parse import load_document

@@ -9,14 +9,14 @@ import pytest
 
 from ragkit.core.errors import RagkitError
 from ragkit.core.types import Document, Page
-from ragkit.evaluation.datasets import parse_question_file
+from ragkit.evaluation.datasets.loaders import parse_question_file
+from ragkit.evaluation.datasets.questionsets import collection_question_set
 from ragkit.evaluation.questiongen import GenerationReport, plan_types, question_file
 from ragkit.evaluation.questiongen.critique import COPIES, DUPLICATE, NOT_STANDALONE, UNSUPPORTED, critique
 from ragkit.evaluation.questiongen.llm import MISSING, NOT_JSON, NOT_QUOTED, ReplyError, question_from_reply
 from ragkit.evaluation.questiongen.passages import page_passages, sample_passages
 from ragkit.evaluation.questiongen.records import GeneratedQuestion
 from ragkit.evaluation.questiongen.review import BY_REVIEWER, Decision, apply_review, marked_passages
-from ragkit.evaluation.questionsets import collection_question_set
 
 SENTENCE = "The committee met {i} times to review the budget of the regional water authority in detail."
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ragkit.evaluation.racing import Schedule, default_schedule, friedman_p, look, race
+from ragkit.evaluation.sweep.racing import Schedule, default_schedule, friedman_p, look, race
 
 
 def planted(means: list[float], n: int, seed: int, noise: float = 0.25) -> dict[str, list[float]]:
@@ -83,7 +83,7 @@ def test_family_wise_error_of_dropping_a_true_best_stays_below_alpha(means):
 def test_uncorrected_looks_would_fail_the_same_simulation():
     """The check above can fail: spending the full alpha at every look (no split, no correction, no
     Friedman gate) drops a true best in clearly more than 5 % of the same grids."""
-    from ragkit.evaluation.stats import paired_test
+    from ragkit.evaluation.metrics.stats import paired_test
 
     grids, wrong = 150, 0
     for seed in range(grids):

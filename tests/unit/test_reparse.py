@@ -1,11 +1,11 @@
-"""Unit tests of :mod:`ragkit.evaluation.reparse`: evidence labelled on one reading of a PDF moved onto
-another parser's reading by the text it marks."""
+"""Unit tests of :mod:`ragkit.evaluation.datasets.reparse`: evidence labelled on one reading of a PDF moved
+onto another parser's reading by the text it marks."""
 
 from __future__ import annotations
 
 from ragkit.core.types import Document, Page
-from ragkit.evaluation.evidence import Evidence
-from ragkit.evaluation.reparse import move_span, onto_reading, reading_note, same_reading
+from ragkit.evaluation.datasets.evidence import Evidence
+from ragkit.evaluation.datasets.reparse import move_span, onto_reading, reading_note, same_reading
 
 
 def doc(*pages: str) -> Document:
@@ -60,7 +60,7 @@ def test_a_chunk_labelled_from_a_plain_index_becomes_a_passage_of_the_stored_rea
     from types import SimpleNamespace
 
     from ragkit.core.types import Chunk, Span
-    from ragkit.evaluation.labels import on_stored
+    from ragkit.evaluation.datasets.labels import on_stored
 
     page, start, end = span_of(PLAIN, 1, "The similarity score is the harmonic mean")
     chunk = Chunk("c1", "d", "paper.pdf", 0, "…", (Span(page, start, end),))

@@ -1,18 +1,18 @@
-"""Unit tests of :mod:`ragkit.evaluation.report`."""
+"""Unit tests of :mod:`ragkit.evaluation.runs.report`."""
 
 from __future__ import annotations
 
 import csv
 import io
 
-from ragkit.evaluation.pareto import Point, overlapping, pareto_front, quality_latency_points
-from ragkit.evaluation.report import (
+from ragkit.evaluation.metrics.pareto import Point, overlapping, pareto_front, quality_latency_points
+from ragkit.evaluation.runs.report import (
     intent_slices,
     per_question_csv,
     per_question_rows,
     warnings,
 )
-from ragkit.evaluation.report_markdown import markdown_report
+from ragkit.evaluation.runs.report_markdown import markdown_report
 
 
 def fake_result(n: int = 4) -> dict:

@@ -1,10 +1,10 @@
-"""Unit tests of :mod:`ragkit.evaluation.runner`."""
+"""Unit tests of :mod:`ragkit.evaluation.runs.evaluate`."""
 
 from __future__ import annotations
 
 
 def test_configs_are_interleaved_question_by_question_with_rotating_order():
-    from ragkit.evaluation.runner import run_interleaved
+    from ragkit.evaluation.runs.evaluate import run_interleaved
 
     calls: list[tuple[str, int]] = []
 
@@ -29,7 +29,7 @@ def test_configs_are_interleaved_question_by_question_with_rotating_order():
 
 
 def test_a_config_that_fails_on_a_question_is_recorded_while_the_others_finish():
-    from ragkit.evaluation.runner import run_interleaved
+    from ragkit.evaluation.runs.evaluate import run_interleaved
 
     class Fake:
         def __init__(self, name, fail_at=None):

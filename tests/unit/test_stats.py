@@ -8,8 +8,14 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from ragkit.evaluation.calibration import expected_calibration_error, reliability_bins, risk_coverage
-from ragkit.evaluation.stats import compare_paired, correct_family, holm, paired_bootstrap_ci, paired_test
+from ragkit.evaluation.metrics.calibration import expected_calibration_error, reliability_bins, risk_coverage
+from ragkit.evaluation.metrics.stats import (
+    compare_paired,
+    correct_family,
+    holm,
+    paired_bootstrap_ci,
+    paired_test,
+)
 
 
 def test_identical_configs_are_not_different():

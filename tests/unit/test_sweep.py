@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from ragkit.core.errors import ConfigError
-from ragkit.evaluation.datasets import LabelledQuestion
-from ragkit.evaluation.grid import Grid, effective_config
-from ragkit.evaluation.questionsets import QuestionSet
-from ragkit.evaluation.runners import ConfigRun
-from ragkit.evaluation.sweep import Sweep, list_sweeps, run_sweep, save_sweep
-from ragkit.evaluation.sweep_result import sweep_csv, sweep_markdown
+from ragkit.evaluation.datasets.loaders import LabelledQuestion
+from ragkit.evaluation.datasets.questionsets import QuestionSet
+from ragkit.evaluation.runs.config_run import ConfigRun
+from ragkit.evaluation.sweep.grid import Grid, effective_config
+from ragkit.evaluation.sweep.runner import Sweep, list_sweeps, run_sweep, save_sweep
+from ragkit.evaluation.sweep.summary import sweep_csv, sweep_markdown
 from ragkit.pipeline.config import PipelineConfig
 
 N = 120
@@ -233,7 +233,7 @@ def test_an_index_size_ceiling_drops_set_ups_before_they_answer_anything(tmp_pat
 
 
 def test_the_pareto_front_counts_a_smaller_index_as_better():
-    from ragkit.evaluation.pareto import Point, dominates, pareto_front
+    from ragkit.evaluation.metrics.pareto import Point, dominates, pareto_front
 
     small = Point("small", 5.0, 0.7, 4.0, 6.0, 0.65, 0.75, size=10.0)
     big = Point("big", 5.0, 0.7, 4.0, 6.0, 0.65, 0.75, size=40.0)
@@ -258,7 +258,7 @@ def test_a_judge_metric_needs_a_judge_and_reaches_every_runner(tmp_path, monkeyp
     beir = QuestionSet("scifact", "beir", "scifact/", "hash-b", [])
     with pytest.raises(RagkitError, match="a BEIR set is ranked by retrieval only"):
         Sweep(beir, Grid.from_dict(GRID), "faithfulness", judge=Judge(), runner_factory=PlantedRunner)
-    from ragkit.evaluation.answer_metrics import AnswerJudge
+    from ragkit.evaluation.metrics.judge import AnswerJudge
     from ragkit.llms.groq import GroqLLM
 
     keyless = AnswerJudge(GroqLLM(model="judge-8b", api_key=None))
@@ -302,7 +302,7 @@ def test_a_ceiling_every_set_up_breaks_ends_the_sweep_with_none_left(tmp_path):
 def test_a_set_up_in_the_best_set_says_why_it_was_kept_in_the_last_looks_terms(tmp_path):
     """Its interval beside the best is one comparison's; the decision was the corrected test: the
     outcome gives p × the last look's comparisons against that look's alpha (or the Friedman gate)."""
-    from ragkit.evaluation.sweep_result import outcome
+    from ragkit.evaluation.sweep.summary import outcome
 
     result = make(tmp_path=tmp_path).run(checkpoint=False)
     last = result["looks"][-1]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragkit.core.types import Message
-from ragkit.evaluation.evidence import locate_in_text
+from ragkit.evaluation.datasets.evidence import locate_in_text
 from ragkit.evaluation.questiongen.offline import IdfTable
 from ragkit.evaluation.questiongen.passages import Passage
 from ragkit.evaluation.questiongen.records import GeneratedQuestion

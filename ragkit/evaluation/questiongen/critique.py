@@ -67,7 +67,7 @@ def copies(question: str, evidence: str) -> bool:
 def supported(question: str, answer: str, evidence: str, embedder: Any = None, analyzer: Any = None) -> bool:
     """The citation check's offline decision on the claim "question answer" against the evidence; without
     an embedder, the lexical and key-term signals alone."""
-    from ragkit.evaluation.citations_check import SEMANTIC_MIN, lexical_scores, pair_scores, supports
+    from ragkit.evaluation.metrics.citations import SEMANTIC_MIN, lexical_scores, pair_scores, supports
     from ragkit.retrievers.analyzer import Analyzer
 
     claim, analyzer = f"{question.strip()} {answer.strip()}", analyzer or Analyzer()

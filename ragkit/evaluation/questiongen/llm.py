@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from ragkit.core.types import Message
-from ragkit.evaluation.evidence import locate_in_text
+from ragkit.evaluation.datasets.evidence import locate_in_text
 from ragkit.evaluation.questiongen.passages import Passage
 from ragkit.evaluation.questiongen.records import NO_ANSWER, GeneratedQuestion
 from ragkit.llms.base import GenerationRequest

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from ragkit.evaluation.evidence import SpanT
+from ragkit.evaluation.datasets.evidence import SpanT
 
 #: the types a user mixes; ``unanswerable`` questions are labelled "no answer in the collection"
 TYPES = {

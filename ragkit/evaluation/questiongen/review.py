@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.evidence import locate_in_text
+from ragkit.evaluation.datasets.evidence import locate_in_text
 from ragkit.evaluation.questiongen.records import GeneratedQuestion, GenerationReport
 
 BY_REVIEWER = "rejected by the reviewer"

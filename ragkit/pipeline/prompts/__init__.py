@@ -323,7 +323,7 @@ def is_fallback(text: str, fallbacks: Iterable[str] = (FALLBACK_ANSWER,)) -> boo
     return any(norm == idk or re.fullmatch(re.escape(idk) + r"[ .,!]*", norm) for idk in _IDK)
 
 
-# ------------------------------------------------------------------ judges (ragkit.evaluation.answer_metrics)
+# ------------------------------------------------------------------ judges (ragkit.evaluation.metrics.judge)
 
 RAGAS_STATEMENTS = (
     "Break the answer below into short, self-contained factual statements: each one claim, with pronouns "

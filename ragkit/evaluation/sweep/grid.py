@@ -17,7 +17,7 @@ from typing import Any
 
 from ragkit.core.errors import ConfigError
 from ragkit.core.hashing import config_key
-from ragkit.evaluation.answer_metrics import JUDGE_CALLS
+from ragkit.evaluation.metrics.judge import JUDGE_CALLS
 from ragkit.llms import LLMS
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS, LABELS, OWNERS

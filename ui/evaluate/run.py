@@ -5,15 +5,15 @@ from __future__ import annotations
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.answer_metrics import ALL_METRICS, judge_backends
-from ragkit.evaluation.citations_check import llm_support
-from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
-from ragkit.evaluation.runner import evaluate_configs
-from ragkit.evaluation.runs import save_run
+from ragkit.evaluation.metrics.citations import llm_support
+from ragkit.evaluation.metrics.judge import ALL_METRICS, judge_backends
+from ragkit.evaluation.metrics.names import PER_QUESTION_METRICS
+from ragkit.evaluation.runs.evaluate import evaluate_configs
+from ragkit.evaluation.runs.saved import save_run
 from ui import state, widgets
 from ui.configs import config_choices
-from ui.evaluate_results import build_judge, embedders_for, eval_root, progress_callback, show_result
-from ui.question_sets import pick_question_set
+from ui.evaluate.question_sets import pick_question_set
+from ui.evaluate.results import build_judge, embedders_for, eval_root, progress_callback, show_result
 
 DEFAULT_PRIMARY = "(the set's default)"
 

@@ -6,18 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ragkit.evaluation.answer_metrics import cohen_kappa, simpleqa_summary, spearman
-from ragkit.evaluation.answers import contains_gold, exact_match, token_f1
-from ragkit.evaluation.citations_check import CHECK_MODEL, check_answer
-from ragkit.evaluation.datasets import (
+from ragkit.evaluation.datasets.loaders import (
     LabelledQuestion,
 )
-from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS, RETRIEVAL_METRICS
-from ragkit.evaluation.metrics import max_by_document, per_query_metrics
-from ragkit.evaluation.questionsets import QuestionSet
-from ragkit.evaluation.reparse import COUNTS, onto_reading, same_reading
-from ragkit.evaluation.retrieval import latency_summary
-from ragkit.evaluation.runners import (
+from ragkit.evaluation.datasets.questionsets import QuestionSet
+from ragkit.evaluation.datasets.reparse import COUNTS, onto_reading, same_reading
+from ragkit.evaluation.metrics.answers import contains_gold, exact_match, token_f1
+from ragkit.evaluation.metrics.citations import CHECK_MODEL, check_answer
+from ragkit.evaluation.metrics.judge import cohen_kappa, simpleqa_summary, spearman
+from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS, RETRIEVAL_METRICS
+from ragkit.evaluation.metrics.retrieval import max_by_document, per_query_metrics
+from ragkit.evaluation.runs.beir import latency_summary
+from ragkit.evaluation.runs.config_run import (
     ConfigRun,
     Progress,
     _aggregate,
@@ -78,7 +78,7 @@ class QuestionRunner:
 
     def _evidence_on(self, store: Any) -> dict[str, tuple[Any, tuple[int, int]]]:
         """Each question's evidence moved onto this config's reading of the documents, with the spans
-        moved and lost (:mod:`ragkit.evaluation.reparse`); empty when the readings are the same."""
+        moved and lost (:mod:`ragkit.evaluation.datasets.reparse`); empty when the readings are the same."""
         collection = self.qset.collection
         if collection is None or not any(q.evidence for q in self.qset.questions):
             return {}
@@ -102,7 +102,7 @@ class QuestionRunner:
         return first_questions(self.qset.questions, limit)
 
     def step(self, q: LabelledQuestion) -> None:
-        from ragkit.evaluation.evidence import evidence_precision, evidence_ranking, gold_ranking
+        from ragkit.evaluation.datasets.evidence import evidence_precision, evidence_ranking, gold_ranking
 
         _fresh_query(self.emb)
         ans = self.pipe.ask(q.question)

@@ -1,4 +1,5 @@
-"""``ragkit sweep``: a grid of set-ups over one question set, raced (see :mod:`ragkit.evaluation.racing`).
+"""``ragkit sweep``: a grid of set-ups over one question set, raced
+(see :mod:`ragkit.evaluation.sweep.racing`).
 
 Questions are taken in a seeded random order, so each look sees a fair sample. At each look, every live
 candidate answers the questions it has not answered yet (configs interleaved, as ``eval run`` does), and
@@ -24,15 +25,12 @@ from ragkit import __version__
 from ragkit.core.files import atomic_write
 from ragkit.core.hashing import config_key
 from ragkit.core.progress import DETAIL, Progress
-from ragkit.evaluation.comparisons import check_primary, default_primary
-from ragkit.evaluation.grid import Candidate, Grid
-from ragkit.evaluation.metric_names import LOWER_IS_BETTER
-from ragkit.evaluation.questionsets import QuestionSet
-from ragkit.evaluation.racing import Drop, Schedule, default_schedule, look
-from ragkit.evaluation.runner import failure
-from ragkit.evaluation.runs import save_record, saved_records
-from ragkit.evaluation.sweep_result import summarise
-from ragkit.evaluation.sweep_runners import (
+from ragkit.evaluation.datasets.questionsets import QuestionSet
+from ragkit.evaluation.metrics.comparisons import check_primary, default_primary
+from ragkit.evaluation.metrics.names import LOWER_IS_BETTER
+from ragkit.evaluation.runs.evaluate import failure
+from ragkit.evaluation.runs.saved import save_record, saved_records
+from ragkit.evaluation.sweep.candidates import (
     check_judge,
     default_runner,
     item_id,
@@ -40,9 +38,12 @@ from ragkit.evaluation.sweep_runners import (
     question_order,
     slim_row,
 )
+from ragkit.evaluation.sweep.grid import Candidate, Grid
+from ragkit.evaluation.sweep.racing import Drop, Schedule, default_schedule, look
+from ragkit.evaluation.sweep.summary import summarise
 
 #: how questions are scored; a checkpoint scored otherwise is not resumed (2: evidence moved onto each
-#: set-up's reading of the PDFs, :mod:`ragkit.evaluation.reparse`)
+#: set-up's reading of the PDFs, :mod:`ragkit.evaluation.datasets.reparse`)
 SCORING = 2
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.labels import LabelSet, candidates_for, question_id, search_collection
+from ragkit.evaluation.datasets.labels import LabelSet, candidates_for, question_id, search_collection
 from ui import state, widgets
 
 

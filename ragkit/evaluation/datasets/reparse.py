@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from ragkit.evaluation.evidence import Evidence, SpanT, locate_in_text
+from ragkit.evaluation.datasets.evidence import Evidence, SpanT, locate_in_text
 
 #: the fewest letters and digits a span's text needs to be looked for by them alone (shorter ones would
 #: be found anywhere)

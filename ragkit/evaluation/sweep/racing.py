@@ -1,11 +1,12 @@
 """Racing: after each batch of questions, drop the candidates significantly worse than the current best
-(pure; numpy + scipy). The decisions of :mod:`ragkit.evaluation.sweep`, kept apart so they can be tested
-with planted scores.
+(pure; numpy + scipy). The decisions of :mod:`ragkit.evaluation.sweep.runner`, kept apart so they can be
+tested with planted scores.
 
 **One look.** Over the questions every live candidate has answered, the *best* is the one with the best
 mean. With three or more candidates, Friedman's test first asks whether they differ at all (as F-Race
 does): without that, nothing is dropped. Then the best is compared with each other candidate by the
-paired test of :mod:`ragkit.evaluation.stats` (Wilcoxon signed-rank, or the sign test), its p multiplied
+paired test of :mod:`ragkit.evaluation.metrics.stats` (Wilcoxon signed-rank, or the sign test), its p
+multiplied
 by the k - 1 comparisons (Bonferroni, single step, as in Hsu's multiple comparisons with the best: a
 step-down correction is not safe when the best is picked by the same data). A candidate is dropped when
 its corrected p is below the look's alpha *and* the paired bootstrap interval of its difference to the
@@ -27,7 +28,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from ragkit.core.optional import require
-from ragkit.evaluation.stats import ALPHA, PairedComparison, compare_paired, paired_test
+from ragkit.evaluation.metrics.stats import ALPHA, PairedComparison, compare_paired, paired_test
 
 #: bootstrap resamples for a drop's interval (the verdict's CI; the p-value decides first)
 RESAMPLES = 4000

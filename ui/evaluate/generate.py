@@ -12,7 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.citations_check import CHECK_MODEL
+from ragkit.evaluation.metrics.citations import CHECK_MODEL
 from ragkit.evaluation.questiongen import (
     DEFAULT_MIX,
     METHODS,

@@ -14,9 +14,9 @@ order), answer metrics (contains-gold, token F1, exact match), abstention on que
 evidence, an optional LLM judge, the calibration of the retrieval confidence, latency per stage and tokens.
 
 Retrieval relevance per question: labelled passages (``evidence``: any chunker judged by overlap, see
-:mod:`ragkit.evaluation.evidence`), else relevant files (hits aggregated to files at their best chunk's
-rank); and, for every question with a gold answer, a second source named ``gold_*``: chunks that contain
-the normalised gold answer. Latency excludes model loading (its own ``load`` stage); configs are run
+:mod:`ragkit.evaluation.datasets.evidence`), else relevant files (hits aggregated to files at their best
+chunk's rank); and, for every question with a gold answer, a second source named ``gold_*``: chunks that
+contain the normalised gold answer. Latency excludes model loading (its own ``load`` stage); configs are run
 interleaved and each embeds its own query."""
 
 from __future__ import annotations
@@ -30,12 +30,12 @@ from typing import Any
 
 from ragkit import __version__
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.comparisons import check_primary, compare_runs, default_primary
-from ragkit.evaluation.metric_names import LOWER_IS_BETTER, PER_QUESTION_METRICS
-from ragkit.evaluation.question_runner import QuestionRunner
-from ragkit.evaluation.questionsets import QuestionSet, load_question_set
-from ragkit.evaluation.result import ConfigResult, EvalRun
-from ragkit.evaluation.runners import BeirRunner, ConfigRun, Progress
+from ragkit.evaluation.datasets.questionsets import QuestionSet, load_question_set
+from ragkit.evaluation.metrics.comparisons import check_primary, compare_runs, default_primary
+from ragkit.evaluation.metrics.names import LOWER_IS_BETTER, PER_QUESTION_METRICS
+from ragkit.evaluation.runs.config_run import BeirRunner, ConfigRun, Progress
+from ragkit.evaluation.runs.questions import QuestionRunner
+from ragkit.evaluation.runs.result import ConfigResult, EvalRun
 from ragkit.llms.base import redact
 from ragkit.pipeline.config import PipelineConfig
 
@@ -104,19 +104,20 @@ def run_configs(
 
     ``dataset`` is a path (see :func:`load_question_set`) or an already loaded :class:`QuestionSet`.
     ``api_key`` is a key, or a map backend -> key, used in memory only. ``judge`` is an
-    :class:`~ragkit.evaluation.answer_metrics.AnswerJudge` scoring ``judge_metrics`` (RAGAS-style names and
+    :class:`~ragkit.evaluation.metrics.judge.AnswerJudge` scoring ``judge_metrics`` (RAGAS-style names and
     ``simpleqa``); ``judge2`` a second AnswerJudge scoring the same metrics, for agreement.
     ``cite_decide`` replaces the offline citation check with an LLM's (see
-    :func:`~ragkit.evaluation.citations_check.llm_support`). ``primary_metric`` is the metric the run is
+    :func:`~ragkit.evaluation.metrics.citations.llm_support`). ``primary_metric`` is the metric the run is
     decided on (its pairs are the confirmatory family; every other test is exploratory); by default the
-    set's own (:func:`~ragkit.evaluation.comparisons.default_primary`). With ``offline_fallbacks``, what
+    set's own (:func:`~ragkit.evaluation.metrics.comparisons.default_primary`). With
+    ``offline_fallbacks``, what
     cannot run here (an LLM service without key or server, missing weights) is swapped for offline parts
     as the sidebar does (:func:`~ragkit.pipeline.presets.runnable_here`), and the run's params say so.
 
     A config that fails (while setting up or on a question) is recorded in ``failures`` and the others
     finish; only when every config fails is it an error.
     """
-    from ragkit.evaluation.answer_metrics import ALL_METRICS
+    from ragkit.evaluation.metrics.judge import ALL_METRICS
 
     unknown = [m for m in judge_metrics if m not in ALL_METRICS]
     if unknown:

@@ -3,7 +3,7 @@
 A label marks a **passage** — ``(document, character spans)`` — as evidence for a question, or as judged
 not relevant. It comes from a retrieved chunk (the chunk's own spans), from a search over the whole
 collection, or from a quote the user types (located in the documents). Because labels are spans, not chunk
-ids, the same labels judge every chunker (see :mod:`ragkit.evaluation.evidence`).
+ids, the same labels judge every chunker (see :mod:`ragkit.evaluation.datasets.evidence`).
 
 A question has no evidence in the collection only when the user says so (``set_absent``); a question
 whose pooled candidates were all judged not relevant is *unlabelled* (its evidence has not been found
@@ -29,8 +29,8 @@ from typing import Any
 from ragkit.core.errors import RagkitError
 from ragkit.core.files import atomic_write
 from ragkit.core.types import Chunk, Hit
-from ragkit.evaluation.datasets import LabelledQuestion
-from ragkit.evaluation.evidence import Evidence, SpanT, locate_quote, merge_passages
+from ragkit.evaluation.datasets.evidence import Evidence, SpanT, locate_quote, merge_passages
+from ragkit.evaluation.datasets.loaders import LabelledQuestion
 
 LABELS_FILE = "labels.jsonl"
 VERSION = 2
@@ -85,7 +85,7 @@ def on_stored(chunk: Chunk, store: Any, documents: Sequence[Any] | None) -> Chun
     """``chunk`` of ``store`` as a passage of the stored reading ``documents`` (see :mod:`.reparse`)."""
     if not documents:
         return chunk
-    from ragkit.evaluation.reparse import chunk_onto
+    from ragkit.evaluation.datasets.reparse import chunk_onto
 
     stored = next((d for d in documents if d.source == chunk.source), None)
     return chunk_onto(chunk, store.documents.get(chunk.doc_id), stored)

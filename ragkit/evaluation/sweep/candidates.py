@@ -8,10 +8,10 @@ from typing import Any
 
 from ragkit.core.errors import RagkitError
 from ragkit.core.progress import Progress
-from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
-from ragkit.evaluation.questionsets import QuestionSet
-from ragkit.evaluation.reparse import COUNTS
-from ragkit.evaluation.runners import BeirRunner
+from ragkit.evaluation.datasets.questionsets import QuestionSet
+from ragkit.evaluation.datasets.reparse import COUNTS
+from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
+from ragkit.evaluation.runs.config_run import BeirRunner
 
 #: what a per-question row keeps besides the metrics (the checkpoint stays small)
 ROW_KEYS = ("latency_ms", "intent", "question", *COUNTS)
@@ -25,7 +25,7 @@ def item_id(item: Any) -> str:
 def question_order(qset: QuestionSet, limit: int | None, seed: int) -> list[Any]:
     """The questions in a seeded random order (each look a fair sample), the first ``limit`` of it."""
     if qset.kind == "beir":
-        from ragkit.evaluation.retrieval import query_order
+        from ragkit.evaluation.runs.beir import query_order
 
         items: list[Any] = sorted(qset.beir.queries, key=query_order)  # type: ignore[union-attr]
     else:
@@ -47,7 +47,7 @@ def default_runner(
     optimises one)."""
     if qset.kind == "beir":  # ranked by retrieval metrics: BM25 alone embeds nothing
         return BeirRunner(qset, config, embedders, index_root, progress, text_only=True)
-    from ragkit.evaluation.question_runner import QuestionRunner
+    from ragkit.evaluation.runs.questions import QuestionRunner
 
     return QuestionRunner(qset, config, embedders, index_root, progress, **judging)
 

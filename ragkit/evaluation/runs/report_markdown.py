@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragkit.evaluation.pareto import overlapping, pareto_front, quality_latency_points
-from ragkit.evaluation.report import (
+from ragkit.evaluation.metrics.pareto import overlapping, pareto_front, quality_latency_points
+from ragkit.evaluation.runs.report import (
     comparison_rows,
     correction_note,
     intent_slices,

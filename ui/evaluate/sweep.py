@@ -11,12 +11,12 @@ from typing import Any
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.answer_metrics import judge_backends
-from ragkit.evaluation.grid import Grid
-from ragkit.evaluation.metric_names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
+from ragkit.evaluation.metrics.judge import judge_backends
+from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
 from ragkit.evaluation.questiongen import saved_question_sets
-from ragkit.evaluation.sweep import Sweep, list_sweeps, save_sweep
-from ragkit.evaluation.sweep_result import (
+from ragkit.evaluation.sweep.grid import Grid
+from ragkit.evaluation.sweep.runner import Sweep, list_sweeps, save_sweep
+from ragkit.evaluation.sweep.summary import (
     index_mb_text,
     outcome,
     p50_text,
@@ -30,8 +30,8 @@ from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS
 from ui import state, widgets
 from ui.configs import config_choices
-from ui.evaluate_results import PAGES, build_judge, embedders_for, eval_root
-from ui.question_sets import pick_question_set
+from ui.evaluate.question_sets import pick_question_set
+from ui.evaluate.results import PAGES, build_judge, embedders_for, eval_root
 
 #: the fields the grid editor offers (the rest come from the base config)
 SWEEPABLE = (

@@ -15,14 +15,14 @@ from typing import Any
 
 from ragkit.core.errors import RagkitError
 from ragkit.core.files import atomic_write
-from ragkit.evaluation.datasets import LabelledQuestion
-from ragkit.evaluation.questionsets import (
+from ragkit.evaluation.datasets.loaders import LabelledQuestion
+from ragkit.evaluation.datasets.questionsets import (
     QuestionSet,
     collection_question_set,
     load_question_set,
     questions_hash,
 )
-from ragkit.evaluation.runner import evaluate_configs
+from ragkit.evaluation.runs.evaluate import evaluate_configs
 from ragkit.pipeline.config import PipelineConfig
 
 
@@ -117,7 +117,7 @@ def pipelines_for(
 ) -> list[Any]:
     """Pipelines for the named configs of a run, over the same index the run searched (to open one of
     its questions in the Compare view)."""
-    from ragkit.evaluation.runners import index_for
+    from ragkit.evaluation.runs.config_run import index_for
     from ragkit.llms import key_for
     from ragkit.pipeline.rag import RagPipeline
 

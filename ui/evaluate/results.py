@@ -10,8 +10,10 @@ import streamlit as st
 from ragkit.app.charts import intent_chart, quality_latency_chart, reliability_diagram, risk_coverage_chart
 from ragkit.app.compare import compare_question
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation import answer_metrics, pareto, report, report_markdown
-from ragkit.evaluation.runs import pipelines_for
+from ragkit.evaluation.metrics import judge as answer_metrics
+from ragkit.evaluation.metrics import pareto
+from ragkit.evaluation.runs import report, report_markdown
+from ragkit.evaluation.runs.saved import pipelines_for
 from ragkit.index.collections import default_root
 from ui import resources, state, widgets
 
@@ -93,7 +95,7 @@ def show_calibration(result: dict, prefix: str) -> None:
     if go:
         from dataclasses import replace
 
-        from ragkit.evaluation.calibration import calibrate_from_run
+        from ragkit.evaluation.metrics.calibration import calibrate_from_run
 
         try:
             config, cmap = calibrate_from_run(result, name, method)

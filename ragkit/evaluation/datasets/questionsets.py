@@ -12,7 +12,7 @@ from typing import Any
 from ragkit.core.errors import RagkitError
 from ragkit.core.hashing import config_key
 from ragkit.core.types import Document
-from ragkit.evaluation.datasets import (
+from ragkit.evaluation.datasets.loaders import (
     BeirDataset,
     LabelledQuestion,
     held_out_paragraphs,
@@ -86,7 +86,7 @@ def load_question_set(
     """A question set from a path (BEIR dir, SQuAD ``.json``, ``.csv``/``.jsonl``), from an uploaded
     file's ``text`` and ``filename``, or (``labels=True``) from the labels saved with ``collection``."""
     if labels:
-        from ragkit.evaluation.labels import LabelSet
+        from ragkit.evaluation.datasets.labels import LabelSet
 
         if collection is None:
             raise RagkitError("labelled questions belong to a collection: choose one")
@@ -148,7 +148,7 @@ def collection_question_set(
     matches a document stored under a longer path when only one does), evidence quotes must occur in it."""
     from dataclasses import replace
 
-    from ragkit.evaluation.evidence import locate_quote, merge_passages
+    from ragkit.evaluation.datasets.evidence import locate_quote, merge_passages
 
     if collection is None:
         raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")

@@ -1,4 +1,4 @@
-"""Views of an evaluation result (the dict :func:`~ragkit.evaluation.runner.evaluate_configs` returns):
+"""Views of an evaluation result (the dict :func:`~ragkit.evaluation.runs.evaluate.evaluate_configs` returns):
 metric and comparison tables, per-question rows and CSV, per-intent slices, the quality-vs-latency
 Pareto front, plain-language warnings and the Markdown report. Pure functions, shared by CLI and UI.
 """
@@ -11,7 +11,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.evaluation.reparse import moved_and_lost, reading_note
+from ragkit.evaluation.datasets.reparse import moved_and_lost, reading_note
 from ragkit.retrievers.intent import INTENTS
 
 #: fewer questions than this and only large differences can be told apart

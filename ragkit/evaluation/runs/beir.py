@@ -18,8 +18,8 @@ from ragkit import __version__
 from ragkit.core.files import atomic_write
 from ragkit.core.hashing import config_key
 from ragkit.core.types import Document
-from ragkit.evaluation.datasets import BeirDataset
-from ragkit.evaluation.metrics import max_by_document, mean_metrics, per_query_metrics
+from ragkit.evaluation.datasets.loaders import BeirDataset
+from ragkit.evaluation.metrics.retrieval import max_by_document, mean_metrics, per_query_metrics
 from ragkit.index.ingest import ingest_documents, open_or_create
 from ragkit.index.lexical import LexicalStore
 from ragkit.index.maintenance import copy_index

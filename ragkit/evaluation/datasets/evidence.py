@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.evaluation.answers import contains_gold, normalize_answer
+from ragkit.evaluation.metrics.answers import contains_gold, normalize_answer
 
 COVER_SHARE = 0.5
 SpanT = tuple[int, int, int]  # (page, start, end)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.runs import list_runs, load_run, rerun, save_run
+from ragkit.evaluation.runs.saved import list_runs, load_run, rerun, save_run
 from ui import state
-from ui.evaluate_results import eval_root, progress_callback, show_result
+from ui.evaluate.results import eval_root, progress_callback, show_result
 
 
 def saved_tab(collection) -> None:

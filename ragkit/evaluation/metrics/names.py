@@ -3,7 +3,7 @@ lower-is-better."""
 
 from __future__ import annotations
 
-from ragkit.evaluation.answer_metrics import RAGAS_METRICS
+from ragkit.evaluation.metrics.judge import RAGAS_METRICS
 
 BEIR_METRICS = ("ndcg@10", "recall@10", "recall@100", "mrr@10")
 

@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from ragkit.evaluation.stats import mean_ci
+from ragkit.evaluation.metrics.stats import mean_ci
 
 
 class Point(NamedTuple):

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import streamlit as st
 
 from ragkit.core.errors import RagkitError
+from ragkit.evaluation.datasets.questionsets import QuestionSet, load_question_set
 from ragkit.evaluation.questiongen import load_report, saved_question_sets
-from ragkit.evaluation.questionsets import QuestionSet, load_question_set
 from ui import widgets
 
 SOURCES = {

@@ -10,20 +10,20 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragkit.evaluation.calibration import (
+from ragkit.evaluation.datasets.loaders import (
+    LabelledQuestion,
+)
+from ragkit.evaluation.datasets.questionsets import QuestionSet
+from ragkit.evaluation.metrics.calibration import (
     calibration_offer,
     cross_validated_calibration,
     expected_calibration_error,
     reliability_bins,
     risk_coverage,
 )
-from ragkit.evaluation.datasets import (
-    LabelledQuestion,
-)
-from ragkit.evaluation.metric_names import BEIR_METRICS, CALIBRATION_MEANING
-from ragkit.evaluation.metrics import max_by_document, per_query_metrics
-from ragkit.evaluation.questionsets import QuestionSet
-from ragkit.evaluation.retrieval import dataset_index, latency_summary, query_order
+from ragkit.evaluation.metrics.names import BEIR_METRICS, CALIBRATION_MEANING
+from ragkit.evaluation.metrics.retrieval import max_by_document, per_query_metrics
+from ragkit.evaluation.runs.beir import dataset_index, latency_summary, query_order
 from ragkit.index.embeddings import Embedder
 from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.ingestion.chunkers import make_chunker

@@ -1,5 +1,5 @@
 """Every pair of configs compared on every per-question metric of a run, with the run's primary metric
-declared up front and Holm's correction over each family (see :mod:`ragkit.evaluation.stats`)."""
+declared up front and Holm's correction over each family (see :mod:`ragkit.evaluation.metrics.stats`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ragkit.core.errors import RagkitError
-from ragkit.evaluation.metric_names import LOWER_IS_BETTER, PER_QUESTION_METRICS
-from ragkit.evaluation.stats import PairedComparison, compare_paired, correct_family
+from ragkit.evaluation.metrics.names import LOWER_IS_BETTER, PER_QUESTION_METRICS
+from ragkit.evaluation.metrics.stats import PairedComparison, compare_paired, correct_family
 
 
 def default_primary(qset: Any) -> str:

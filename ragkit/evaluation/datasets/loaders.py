@@ -139,7 +139,7 @@ class LabelledQuestion:
     - ``relevant`` maps a *file* to its grade (``relevant_sources`` of a CSV/JSONL set, the paragraph of a
       SQuAD question): chunk hits are aggregated to files, each at its best chunk's rank.
     - ``evidence`` holds labelled *passages* (UI labels, ``evidence`` quotes in a CSV/JSONL set): any
-      chunk of any chunker is judged by its overlap with them (:mod:`ragkit.evaluation.evidence`).
+      chunk of any chunker is judged by its overlap with them (:mod:`ragkit.evaluation.datasets.evidence`).
 
     ``absent`` says there is no evidence in the collection (the right response is "I don't know"): a
     held-out SQuAD paragraph, a CSV row with no gold answer, source or evidence, or a question the user
@@ -151,7 +151,7 @@ class LabelledQuestion:
     question: str
     answers: tuple[str, ...] = ()
     relevant: tuple[tuple[str, int], ...] = ()
-    evidence: tuple[Any, ...] = ()  # ragkit.evaluation.evidence.Evidence
+    evidence: tuple[Any, ...] = ()  # ragkit.evaluation.datasets.evidence.Evidence
     absent: bool = False
     quotes: tuple[str, ...] = ()  # evidence as typed in a question file, located over the collection
 
@@ -183,7 +183,7 @@ class LabelledQuestion:
 
     @classmethod
     def from_list(cls, x: list[Any]) -> LabelledQuestion:
-        from ragkit.evaluation.evidence import Evidence
+        from ragkit.evaluation.datasets.evidence import Evidence
 
         evidence = tuple(Evidence.from_list(e) for e in x[4]) if len(x) > 4 else ()
         answers, relevant = tuple(x[2]), tuple(tuple(r) for r in x[3])
@@ -286,7 +286,7 @@ def _evidence_spans(value: object, filename: str, line: int) -> tuple[Any, ...]:
     the passages a generated or exported question rests on — as evidence units."""
     if not value:
         return ()
-    from ragkit.evaluation.evidence import merge_passages
+    from ragkit.evaluation.datasets.evidence import merge_passages
 
     try:
         passages = []

@@ -16,12 +16,12 @@ import uuid
 from typing import Any
 
 from ragkit import __version__
-from ragkit.evaluation.metric_names import PER_QUESTION_METRICS
-from ragkit.evaluation.pareto import Point, pareto_front
-from ragkit.evaluation.racing import RESAMPLES
-from ragkit.evaluation.reparse import COUNTS, moved_and_lost, reading_note
-from ragkit.evaluation.retrieval import latency_summary
-from ragkit.evaluation.stats import compare_paired, mean_ci
+from ragkit.evaluation.datasets.reparse import COUNTS, moved_and_lost, reading_note
+from ragkit.evaluation.metrics.names import PER_QUESTION_METRICS
+from ragkit.evaluation.metrics.pareto import Point, pareto_front
+from ragkit.evaluation.metrics.stats import compare_paired, mean_ci
+from ragkit.evaluation.runs.beir import latency_summary
+from ragkit.evaluation.sweep.racing import RESAMPLES
 
 #: how many questions "where the top two differ most" lists
 TOP_DIFFERENCES = 10
@@ -29,7 +29,7 @@ FINISHED = ("questions done", "one left", "none left")
 
 
 def summarise(sweep: Any) -> dict[str, Any]:
-    """The result of a :class:`~ragkit.evaluation.sweep.Sweep` in its current state."""
+    """The result of a :class:`~ragkit.evaluation.sweep.runner.Sweep` in its current state."""
     metric, rows = sweep.metric, sweep.rows
     alive = sweep.alive()
     n_items = len(sweep.items)

@@ -1,0 +1,1 @@
+"""Metrics: retrieval, answers, citations, the LLM judge, calibration, statistics and the Pareto front."""

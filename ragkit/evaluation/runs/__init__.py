@@ -1,0 +1,1 @@
+"""Runs: configs over a question set, their results, reports and saved runs."""
