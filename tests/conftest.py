@@ -160,3 +160,13 @@ def sample_answer(text: str = "Sholes patented it in 1868 [1].") -> Any:
         "Who?", "Who?", text, False, None, [Citation(1, chunk.chunk_id, "a.pdf", 2)], [], False, [hit],
         retrieval_confidence([hit]), "extractive", "m", "rag", "abc", timings_ms={"total": 12.5},
     )  # fmt: skip
+
+
+def ingest_bytes(store: Any, files: Any, chunker: Any, embedder: Any) -> Any:
+    """Parse ``(file name, bytes)`` pairs as uploads are parsed and index them in one save."""
+    from ragkit.index.ingest import ingest_documents
+    from ragkit.index.inputs import guarded_parse
+    from ragkit.ingestion.parse import parse_bytes
+
+    parsed = [(n, guarded_parse(n, lambda d=d, n=n: parse_bytes(n, d))) for n, d in files]
+    return ingest_documents(store, parsed, chunker, embedder)

@@ -274,8 +274,3 @@ def parse_batch(text: str, filename: str | None = None) -> list[tuple[str, tuple
                 out.append((q, tuple(g.strip() for g in gold.split("|") if g.strip())))
         return out
     return [(line.strip(), ()) for line in text.splitlines() if line.strip() and not line.startswith("#")]
-
-
-def parse_questions(text: str, filename: str | None = None) -> list[str]:
-    """The questions of :func:`parse_batch`, without their gold answers."""
-    return [q for q, _ in parse_batch(text, filename)]

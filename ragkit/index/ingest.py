@@ -34,7 +34,6 @@ from ragkit.index.inputs import (
     _parts,
     distinct_suffixes,
     expand_inputs,
-    guarded_parse,
     numbered,
     parse_inputs,
     parse_urls,
@@ -44,7 +43,6 @@ from ragkit.index.reports import FileReport, IngestProgress, IngestReport, WaitC
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker, chunker_from_spec
 from ragkit.ingestion.limits import Limits
-from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
 
 log = logging.getLogger(__name__)
@@ -129,22 +127,6 @@ def ingest_paths(
         )
     report.files = missing + unchanged + report.files
     return report
-
-
-def ingest_bytes(
-    store: IndexStore,
-    files: Iterable[tuple[str, bytes]],
-    chunker: BaseChunker,
-    embedder: Embedder,
-    max_mb: float = DEFAULT_MAX_MB,
-    progress: IngestProgress | None = None,
-) -> IngestReport:
-    """Parse and index in-memory files (uploads): ``(file name, bytes)`` pairs."""
-    parsed = [
-        Parsed(name, guarded_parse(name, lambda d=data, n=name: parse_bytes(n, d, max_mb)))
-        for name, data in files
-    ]
-    return ingest_documents(store, parsed, chunker, embedder, progress)
 
 
 @dataclass

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ragkit.core.errors import DocumentError
@@ -113,15 +112,3 @@ def text_pages(text: str) -> list[Page]:
     if len(parts) > 1 and not parts[-1].strip():
         parts.pop()  # a form feed that ends the file starts no page
     return [Page(number=i, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(parts, 1)]
-
-
-def iter_documents(
-    paths: Iterable[str | os.PathLike[str]], max_mb: float = DEFAULT_MAX_MB
-) -> Iterator[tuple[Path, Document | DocumentError]]:
-    """Yield ``(path, document or error)`` for each path, so one bad file never stops a batch."""
-    for path in paths:
-        try:
-            yield Path(path), load_document(path, max_mb=max_mb)
-        except DocumentError as e:
-            log.warning("%s", e)
-            yield Path(path), e

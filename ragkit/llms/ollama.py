@@ -92,14 +92,6 @@ class OllamaLLM:
             )
         return LLMError(f"Ollama request failed: {str(e)[:200]}")
 
-    def list_models(self) -> list[str]:
-        """Names of the models the server has pulled."""
-        try:
-            resp = self.client.list()
-        except Exception as e:
-            raise self._translate(e) from None
-        return sorted(m.model for m in resp.models if m.model)
-
     def _options(self, request: GenerationRequest) -> dict[str, Any]:
         opts: dict[str, Any] = {"temperature": request.temperature, "num_predict": request.max_tokens}
         if request.stop:

@@ -112,10 +112,6 @@ class _ConfigBase:
                 d.pop(name)
         return config_key(d)
 
-    def subset_key(self, names: tuple[str, ...]) -> str:
-        """sha256 of the values of ``names`` only: what a cache of something built from them keys on."""
-        return config_key({n: getattr(self, n) for n in names})
-
 
 #: one frozen dataclass with a field per declared option, in declaration order (labels first): a
 #: component that declares a new field needs no line here

@@ -99,7 +99,3 @@ def fields_of(*groups: str) -> tuple[str, ...]:
     """The fields of these groups, in declaration order."""
     return tuple(o.field for g in groups for o in GROUPS[g] if o.field)
 
-
-def group_of(field: str) -> str:
-    """The group that declares ``field``."""
-    return next(g for g, opts in GROUPS.items() if any(o.field == field for o in opts))

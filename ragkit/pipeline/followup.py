@@ -57,11 +57,6 @@ def follow_up_reason(question: str, history: Sequence[Message]) -> str | None:
     return f"“{anaphor.group(0)}” refers back to the conversation"
 
 
-def is_follow_up(question: str, history: Sequence[Message]) -> bool:
-    """A question that leans on the conversation (see :func:`follow_up_reason`)."""
-    return follow_up_reason(question, history) is not None
-
-
 def added_terms(question: str, previous: str) -> str:
     """The previous question's content words the follow-up lacks, in their order (what
     :func:`merge_terms` adds)."""

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from ragkit.core.errors import ModelNotAvailableError
-from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.index.ingest import open_or_create
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.retrievers import build_retriever
 from ragkit.retrievers.rerank import CrossEncoderReranker, RerankRetriever
-from tests.conftest import build_tiny_cross_encoder, run_ragkit
+from tests.conftest import build_tiny_cross_encoder, ingest_bytes, run_ragkit
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

@@ -130,9 +130,10 @@ def test_apply_calibration_moves_value_and_band_keeps_the_raw_value_and_the_raw_
 
 
 def test_a_map_applies_only_to_the_collection_it_was_fitted_on(tmp_path, fake_embedder):
-    from ragkit.index.ingest import ingest_bytes, open_or_create
+    from ragkit.index.ingest import open_or_create
     from ragkit.ingestion.chunkers import SlidingChunker
     from ragkit.pipeline.rag import RagPipeline
+    from tests.conftest import ingest_bytes
 
     st, ch = open_or_create(tmp_path / "idx", fake_embedder, SlidingChunker(size=200, overlap=0))
     ingest_bytes(st, [("a.txt", b"The harbour held forty ships in 1901.")], ch, fake_embedder)

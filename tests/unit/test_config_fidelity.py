@@ -4,19 +4,22 @@ BM25 engine and the dense index never reached Ask and Compare)."""
 
 from __future__ import annotations
 
+import argparse
 from dataclasses import fields, replace
 from typing import Any
 
 import numpy as np
 import pytest
 
-from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.cli.flags import add_config_flags, config_from_args
+from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker, chunker_for
 from ragkit.ingestion.parsing import OPTIONS as PARSE_OPTIONS
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS, GROUPS
 from ragkit.retrievers import retriever_from_config
+from tests.conftest import ingest_bytes
 
 #: values for fields whose declared kind has no automatic alternative
 SPECIAL: dict[str, Any] = {
@@ -78,10 +81,14 @@ def test_every_config_field_is_declared_exactly_once():
     assert len(declared) == len(set(declared))
 
 
-def test_every_declared_default_is_the_configs_default_and_valid():
-    default = PipelineConfig()
+def test_every_declared_default_passes_its_own_check_and_is_what_empty_inputs_give():
     for name, option in FIELDS.items():
-        assert getattr(default, name) == option.default, name
+        assert option.check("default", option.default) == option.default, name
+    parser = argparse.ArgumentParser()
+    add_config_flags(parser, *GROUPS)
+    from_cli = config_from_args(parser.parse_args([]))
+    assert PipelineConfig.from_dict({}) == from_cli == PipelineConfig()
+    assert PipelineConfig.from_dict(PipelineConfig().to_dict()) == PipelineConfig()
 
 
 @pytest.mark.parametrize("field", sorted(FIELDS))

@@ -46,9 +46,14 @@ def test_the_environment_setting_wins(monkeypatch):
     assert default_threads() == 1
 
 
-def test_default_is_the_cores_this_process_may_use(monkeypatch):
+def test_default_is_the_cores_this_process_may_use_not_the_hosts(monkeypatch):
     monkeypatch.delenv("RAGKIT_TORCH_THREADS", raising=False)
-    assert default_threads() == len(os.sched_getaffinity(0))
+    monkeypatch.setattr(os, "cpu_count", lambda: 64)
+    for allowed in ({0}, {0, 1, 2}):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, a=allowed: a)
+        assert default_threads() == len(allowed)
+    monkeypatch.setenv("RAGKIT_TORCH_THREADS", "3")
+    assert default_threads() == 3
 
 
 def test_free_leaves_busy_cores_out(monkeypatch):

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pytest
 
 from ragkit.core.types import Message
-from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.followup import follow_up_reason, keeps_question
 from ragkit.pipeline.rag import RagPipeline
+from tests.conftest import ingest_bytes
 
 HISTORY = [
     Message("user", "Why does DPR perform worse than BM25 on SQuAD?"),

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.front_matter import STAGE, add_front_matter, asks_about_document
 from ragkit.pipeline.rag import RagPipeline
+from tests.conftest import ingest_bytes
 
 
 @pytest.mark.parametrize(

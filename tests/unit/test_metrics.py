@@ -9,7 +9,6 @@ import pytest
 from ragkit.evaluation.metrics.retrieval import (
     max_by_document,
     mean_metrics,
-    metric_depth,
     parse_metric,
     per_query_metrics,
 )
@@ -48,7 +47,6 @@ def test_rr_at_10_counts_rank_10():
 
 def test_metric_names_parse_with_their_depth():
     assert parse_metric("recall@100") == ("recall", 100)
-    assert metric_depth(("ndcg@10", "recall@100", "mrr@10")) == 100
     with pytest.raises(ValueError, match="unknown metric 'map'"):
         parse_metric("map")
 

@@ -8,7 +8,8 @@ import pymupdf
 import pytest
 
 from ragkit.core.errors import DocumentError
-from ragkit.ingestion.parse import iter_documents, load_document, parse_bytes
+from ragkit.index.inputs import expand_inputs, parse_inputs
+from ragkit.ingestion.parse import load_document, parse_bytes
 from ragkit.ingestion.tables import table_to_markdown
 
 
@@ -128,9 +129,9 @@ def test_batch_goes_on_after_bad_files(tmp_path):
     good.write_text("fine")
     (tmp_path / "empty.txt").write_bytes(b"")
     (tmp_path / "x.docx").write_bytes(b"PK")
-    results = dict(
-        (p.name, r) for p, r in iter_documents([tmp_path / "empty.txt", tmp_path / "x.docx", good])
-    )
+    inputs, missing = expand_inputs([tmp_path / n for n in ("empty.txt", "x.docx", "good.txt")])
+    results = {p.name: p.item for p in parse_inputs(inputs)}
+    assert missing == []
     assert isinstance(results["empty.txt"], DocumentError)
     assert isinstance(results["x.docx"], DocumentError)
     assert results["good.txt"].pages[0].text == "fine"

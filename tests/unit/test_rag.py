@@ -8,14 +8,15 @@ import pytest
 
 from ragkit.core.errors import ConfigError
 from ragkit.core.types import Chunk, Hit, Message, Span
-from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.llms.base import Generation
 from ragkit.pipeline.citations import parse_citations
 from ragkit.pipeline.config import PipelineConfig
-from ragkit.pipeline.followup import is_follow_up, merge_terms, recent_turns
+from ragkit.pipeline.followup import follow_up_reason, merge_terms, recent_turns
 from ragkit.pipeline.prompts import FALLBACK_ANSWER, format_sources, grounded_completion, grounded_messages
 from ragkit.pipeline.rag import RagPipeline
+from tests.conftest import ingest_bytes
 
 
 class RecordingLLM:
@@ -170,10 +171,10 @@ def test_history_reaches_the_prompt_truncated(store, fake_embedder):
 
 def test_follow_up_detection_and_extractive_rewrite():
     hist = [Message("user", "What is the capital of France?"), Message("assistant", "Paris [1].")]
-    assert is_follow_up("And what about its population?", hist)
-    assert is_follow_up("Italy?", hist)
-    assert not is_follow_up("What is the capital of Spain?", hist)
-    assert not is_follow_up("and its population?", [])
+    assert follow_up_reason("And what about its population?", hist) is not None
+    assert follow_up_reason("Italy?", hist) == "it is three words or fewer"
+    assert follow_up_reason("What is the capital of Spain?", hist) is None
+    assert follow_up_reason("and its population?", []) is None
     assert merge_terms("and what about its population?", "What is the capital of France?") == (
         "and what about its population? capital France"
     )

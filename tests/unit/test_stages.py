@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from ragkit.core.types import Chunk, Hit, Span
-from ragkit.index.ingest import ingest_bytes, open_or_create
+from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker
 from ragkit.llms.base import Generation
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.rag import RagPipeline
 from ragkit.pipeline.stages import expand_queries, fit_budget, fuse_hit_lists, parse_yes_no
+from tests.conftest import ingest_bytes
 
 
 def hit(n: int, text: str = "Some text.", source: str = "a.pdf", url: str | None = None) -> Hit:

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from ragkit.core.errors import IndexStoreError, ModelMismatchError
-from ragkit.index.ingest import ingest_bytes, ingest_paths, open_or_create
+from ragkit.index.ingest import ingest_paths, open_or_create
 from ragkit.index.maintenance import list_indexes
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import SentenceChunker, SlidingChunker
-from tests.conftest import FakeEmbedder, run_ragkit
+from tests.conftest import FakeEmbedder, ingest_bytes, run_ragkit
 from tests.ingest_processes import finish, run_ingest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from ragkit.evaluation.datasets.loaders import LabelledQuestion
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.runs.config_run import ConfigRun
 from ragkit.evaluation.sweep.grid import Grid, effective_config
-from ragkit.evaluation.sweep.runner import Sweep, list_sweeps, run_sweep, save_sweep
+from ragkit.evaluation.sweep.runner import Sweep, list_sweeps, save_sweep
 from ragkit.evaluation.sweep.summary import sweep_csv, sweep_markdown
 from ragkit.pipeline.config import PipelineConfig
 
@@ -157,6 +157,15 @@ def test_building_a_set_ups_index_reports_its_stages_named_by_the_set_up(tmp_pat
     make(tmp_path=tmp_path, budget=5).run(checkpoint=False)
 
 
+def resume_and_run(tmp_path):
+    """What ``ragkit sweep`` and *Start sweep* do with the same grid: load the checkpoint, then race."""
+    sweep = Sweep(
+        qset(), Grid.from_dict(GRID), metric="ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner
+    )
+    sweep.resume()
+    return sweep.run()
+
+
 def test_cancel_keeps_what_was_measured_and_the_same_sweep_resumes(tmp_path):
     calls = {"n": 0}
 
@@ -168,17 +177,13 @@ def test_cancel_keeps_what_was_measured_and_the_same_sweep_resumes(tmp_path):
     assert first["status"] == "cancelled" and not first["finished"]
     assert first["evaluations_used"] == 50 == len(PlantedRunner.answered)
     PlantedRunner.answered = []
-    resumed = run_sweep(
-        qset(), Grid.from_dict(GRID), metric="ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner
-    )
+    resumed = resume_and_run(tmp_path)
     assert len(PlantedRunner.answered) == resumed["evaluations_used"] - 50  # nothing asked twice
     uninterrupted = make(tmp_path=tmp_path / "other").run(checkpoint=False)
     strip = lambda r: [(c["name"], c["mean"], c["dropped_after"]) for c in r["candidates"]]  # noqa: E731
     assert strip(resumed) == strip(uninterrupted)
     PlantedRunner.answered = []
-    again = run_sweep(
-        qset(), Grid.from_dict(GRID), metric="ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner
-    )
+    again = resume_and_run(tmp_path)
     assert PlantedRunner.answered == [] and strip(again) == strip(resumed)  # re-run in place: no work
 
 

@@ -47,11 +47,6 @@ def parse_metric(name: str) -> tuple[str, int]:
     return m.group(1), int(m.group(2))
 
 
-def metric_depth(metrics: Sequence[str]) -> int:
-    """How deep a ranking must go for every metric in ``metrics`` to be computed at its cutoff."""
-    return max((parse_metric(m)[1] for m in metrics), default=0)
-
-
 def ndcg_at(order: Sequence[str], grades: Mapping[str, int], k: int) -> float:
     """nDCG@k: gain = grade, discount log2(rank + 1), over the ideal ordering of the judged grades."""
     dcg = sum(grades.get(d, 0) / math.log2(i + 2) for i, d in enumerate(order[:k]) if grades.get(d, 0) > 0)

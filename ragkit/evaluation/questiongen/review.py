@@ -24,18 +24,8 @@ class Decision:
     evidence: tuple[str, ...]
 
 
-def decision_of(q: GeneratedQuestion) -> Decision:
-    return Decision(q.status == "accepted", q.question, q.answer, q.evidence_text)
-
-
 def _pages(documents: Sequence[Any]) -> dict[tuple[str, int], str]:
     return {(d.source, p.number): p.text for d in documents for p in d.pages}
-
-
-def passage_text(q: GeneratedQuestion, documents: Sequence[Any], i: int = 0) -> str:
-    """The ``i``-th passage the question was written from, as the document holds it."""
-    source, page, start, end = q.passages[i]
-    return _pages(documents).get((source, page), "")[start:end]
 
 
 def apply(q: GeneratedQuestion, d: Decision, pages: Mapping[tuple[str, int], str]) -> GeneratedQuestion:

@@ -333,23 +333,6 @@ class Sweep:
         return summarise(self)
 
 
-def run_sweep(
-    qset: QuestionSet,
-    grid: Grid,
-    *,
-    progress: Progress | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    resume: bool = True,
-    **settings: Any,
-) -> dict[str, Any]:
-    """Build a :class:`Sweep`, load what an earlier run of it measured (``resume``), race, return the
-    result (see :meth:`Sweep.run`)."""
-    sweep = Sweep(qset, grid, **settings)
-    if resume:
-        sweep.resume()
-    return sweep.run(progress, should_stop)
-
-
 def save_sweep(result: dict[str, Any], index_root: str | Path = "indexes/.eval") -> Path:
     """Write a finished sweep as ``<created>-<id>.json`` under ``<index root>/sweeps/``."""
     return save_record(sweeps_dir(index_root), result, result["sweep_id"])
