@@ -31,6 +31,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", default=None, help="write the per-question results here")
     ap.add_argument(
+        "--run-json", default=None, help="write the whole eval run (for bench/fit_answer_confidence.py)"
+    )
+    ap.add_argument(
         "--config", default=None, help="a config JSON (default: PipelineConfig(), the offline default)"
     )
     args = ap.parse_args()
@@ -52,6 +55,8 @@ def main() -> None:
         result = evaluate_configs(qset, [config], index_root=str(root / ".eval"))
     finally:
         shutil.rmtree(root, ignore_errors=True)
+    if args.run_json:
+        Path(args.run_json).write_text(json.dumps(result, default=str))
     types = {}
     for line in (CORPUS / "questions.csv").read_text().splitlines()[1:]:
         q, kind = line.rsplit(",", 1)

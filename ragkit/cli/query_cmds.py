@@ -178,7 +178,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for c in answer.citations:
         print(f"[{c.n}] {c.source} p.{c.page}  ({c.chunk_id})")
     if answer.confidence is not None:
-        print(f"confidence {answer.confidence.value:.2f} ({answer.confidence.band})")
+        print(f"retrieval confidence {answer.confidence.value:.2f} ({answer.confidence.band})")
+    if answer.answerability is not None and answer.answerability.answer_confidence is not None:
+        a = answer.answerability
+        print(
+            f"answer confidence {a.answer_confidence:.2f} (abstains below {a.threshold:.2f}; "
+            f"answerability {a.value:.2f})"
+        )
     print(
         f"{answer.llm} {answer.model}; " + ", ".join(f"{k} {v:.0f} ms" for k, v in answer.timings_ms.items())
     )

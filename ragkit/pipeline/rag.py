@@ -170,6 +170,7 @@ class RagPipeline:
         trace["follow_up"] = {"rewritten": True, "why": why, "how": how, "from": question, "to": query}
         if how == "terms":  # the words added from the conversation: the reader takes them as context
             trace["follow_up"]["added"] = added
+            trace["follow_up"]["previous"] = previous
         return query
 
     def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
@@ -243,6 +244,7 @@ class RagPipeline:
             self.config.max_tokens,
             self._stop(),
             (trace.get("follow_up") or {}).get("added", ""),
+            (trace.get("follow_up") or {}).get("previous", ""),
         )
         return Prepared(
             question,

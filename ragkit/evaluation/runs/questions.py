@@ -11,6 +11,7 @@ from ragkit.evaluation.datasets.loaders import LabelledQuestion
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.datasets.reparse import COUNTS, onto_reading, same_reading
 from ragkit.evaluation.metrics.answers import contains_gold, exact_match, token_f1
+from ragkit.evaluation.metrics.calibration import answer_confidence_auroc
 from ragkit.evaluation.metrics.citations import CHECK_MODEL, check_answer
 from ragkit.evaluation.metrics.judge import cohen_kappa, simpleqa_summary, spearman
 from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS, RETRIEVAL_METRICS
@@ -133,6 +134,8 @@ class QuestionRunner:
             answerability=ans.answerability.value if ans.answerability else None,
             answer_confidence=ans.answerability.answer_confidence if ans.answerability else None,
             withheld=ans.trace.get("withheld"),
+            # what the answer confidence was computed from (bench/fit_answer_confidence.py reads it)
+            answer_inputs=dict(ans.answerability.inputs) if ans.answerability else None,
             abstained=ans.abstained,
             confidence=ans.confidence.value if ans.confidence else None,
             confidence_raw=(
@@ -296,6 +299,8 @@ class QuestionRunner:
         calibration = calibration_summary(per_q)
         if calibration is not None:
             metrics["ece"] = calibration["ece"]
+        if (auroc := answer_confidence_auroc(per_q)) is not None:
+            metrics["answer_confidence_auroc"] = round(auroc, 4)
         agreement = self._judge_summary(metrics, counts)
         lat = [v["latency_ms"] for v in per_q.values()]
         models = {

@@ -68,24 +68,41 @@ def expected_kind(question: str) -> str:
     return "any"
 
 
-def analyze(question: str, terms_of, follow_up: str = "") -> QuestionSpec:
+#: a follow-up that asks what the previous question asked, about another subject ("And in the Ethiopian
+#: crash?", "What about RoBERTa?"): it starts with a connective
+_ELLIPTIC = re.compile(r"^\s*(and|what about|how about|but|or|same for)\b", re.I)
+
+
+def analyze(question: str, terms_of, follow_up: str = "", previous: str = "") -> QuestionSpec:
     """The spec of ``question``; ``terms_of(text)`` turns text into terms (the BM25 analyzer).
     ``follow_up``: the words a rewrite appended to ``question`` from the conversation ("What changed in
-    it? Orbit 2.0 contributors"): its names are the subject's, its other words only context."""
+    it? Orbit 2.0 contributors"): its names are the subject's, its other words only context.
+    ``previous``: the question it continues. An elliptic follow-up ("And in the Ethiopian Airlines
+    accident?") asks what ``previous`` asked ("How many people were killed …": a number) about the
+    subject it names itself: the previous question's names are then its context, not its subject."""
     tail = follow_up and question.endswith(follow_up)
     own = question[: len(question) - len(follow_up)] if tail else question
     added = question[len(own) :]
+    elliptic = bool(added and previous and _ELLIPTIC.match(own))
     stop = terms_of(" ".join(_QUESTION_WORDS))
     content = {t for t in terms_of(question) if t not in stop}
     names = [w for w in re.findall(r"\w+", own)[1:] if NAME.fullmatch(w)]
     names += [a or b for a, b in _QUOTED.findall(own)]
     names += [m.group(1) or m.group(0) for m in _IDENT.finditer(own)]
     referents = [w for w in re.findall(r"\w+", added) if NAME.fullmatch(w)]
+    if elliptic and names:
+        referents = []  # it names its own subject: the previous one's names are replaced, not kept
     names += referents
     name_terms = {t for t in terms_of(" ".join(names))} & content
     context = frozenset(terms_of(added) - terms_of(own) - name_terms) & content
-    literals = frozenset(re.findall(r"\d[\d.,]*", question))
+    replaced = elliptic and bool(names) and not referents
+    literals = frozenset(re.findall(r"\d[\d.,]*", own if replaced else question))
     focus = " ".join([own.strip(), *referents]) if added else question
-    return QuestionSpec(
-        question, expected_kind(own), frozenset(content), frozenset(name_terms), literals, context, focus
-    )
+    if replaced:  # what is asked comes from the previous question, without its subject
+        focus = " ".join(
+            [own.strip(), *(w for w in added.split() if not NAME.fullmatch(w) and not w.isdigit())]
+        )
+    kind = expected_kind(own)
+    if elliptic and kind == "any":
+        kind = expected_kind(previous)  # "And in 2019?" after "How many …?": a number again
+    return QuestionSpec(question, kind, frozenset(content), frozenset(name_terms), literals, context, focus)

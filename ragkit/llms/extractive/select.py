@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.llms.extractive.question import QuestionSpec
+from ragkit.llms.extractive.signals import margin, names_in_text, qualifiers, rarest_found
 from ragkit.llms.extractive.units import MONTHS, Unit, person_names
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s?(?:[kKMB%]|ms|s|GB|MB|KB|octets|bytes|pixels|hours|days|"
@@ -358,5 +359,10 @@ def choose(
         "missing_terms": [as_asked(t, spec.text, terms_of) for t in missing[:5]],
         **({"missing_subject": True} if off_subject else {}),
         **({"only_subject": True} if only_subject else {}),
+        # what the answer confidence reads beside the above (ragkit.pipeline.answer_confidence)
+        **qualifiers(spec, text),
+        "names_in_text": names_in_text(spec, text, terms_of),
+        "margin": margin(chosen, scored),
+        "rarest_found": rarest_found(spec, weight, found),
     }
     return Choice(chosen, round(min(max(value, 0.0), 1.0), 4), inputs)
