@@ -42,7 +42,8 @@ def render_answer(
     if show_text:
         st.markdown(html, unsafe_allow_html=True)
     if check is not None and check.sentences:
-        (st.warning if check.unsupported else st.caption)(renumbered_refs(check.summary(), mapping))
+        warn = check.unsupported or check.off_question
+        (st.warning if warn else st.caption)(renumbered_refs(check.summary(), mapping))
     if answer.abstained:
         st.warning(f"Abstained: {answer.abstain_reason}")
     elif answer.mode == "rag" and answer.uncited:
