@@ -28,7 +28,10 @@ XQUAD = HERE.parents[1] / "shared" / "evaldata" / "xquad_en" / "xquad.en.json"
 
 
 def xquad_pairs(split: str, seed: int = 0) -> list[tuple[str, str, bool]]:
-    from ragkit.ingestion.chunkers.sentence import sentences
+    from ragkit.ingestion.chunkers.sentence import sentences as spans
+
+    def sentences(text: str) -> list[str]:
+        return [text[a:b].strip() for a, b in spans(text)]
 
     keep = set(json.loads((HERE / "heldout" / "xquad_split.json").read_text())[split])
     rng = random.Random(seed)

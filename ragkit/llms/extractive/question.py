@@ -23,7 +23,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("reason", re.compile(r"^\s*why\b|\b(what is|what's|what was) the (reason|cause|motivation)\b|"
                           r"\bfor what reason\b|\bwhat (causes|caused)\b", re.I)),
     ("date", re.compile(r"^\s*when\b|\b(what|which|in which|in what) (year|date|day|month)\b|"
-                        r"\bsince when\b", re.I)),
+                        r"\bsince when\b|^\s*(what|which) (is|was|are|were) the (\w+ ){0,2}(date|deadline|"
+                        r"day|year)\b", re.I)),
     ("person", re.compile(r"^\s*(who|whom|whose)\b|\b(which|what) (person|author|researcher|maintainer|"
                           r"people|team)\b|\b(first|last|lead|corresponding) author\b|\bwritten by\b", re.I)),
     ("place", re.compile(r"^\s*where\b|\bin which (room|city|country|building|place)\b", re.I)),
@@ -32,7 +33,12 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"percentage|rate|size|length|latency|count|amount|duration|maximum|minimum|"
                           r"cost|price|speed|throughput|limit|ratio)\b|\bhow many\b|"
                           r"^\s*(what|which) (percentage|proportion|fraction|share|number|amount)\b|"
-                          r"^\s*(what|which) (\w+ )?(number|version|port)\b", re.I)),
+                          r"^\s*(what|which) (\w+ )?(number|version|port)\b|"
+                          # a measured quantity asked for by name ("what F1 did …", "what bone mineral
+                          # density did …"), or a cost ("… will the test cost?")
+                          r"(?:^\s*|[,;]\s*)(what|which) (\w+ ){0,2}(score|f1|accuracy|map|precision|recall|"
+                          r"rate|cost|price|fee|density|temperature|pressure|distance|weight|height|"
+                          r"duration|speed|salary|budget|total)\b|^\s*(what|how much)\b.*\bcost\b", re.I)),
 )  # fmt: skip
 
 #: a name: a capitalised word (any alphabet), or a word with capitals or digits inside ("S2ORC", "XYLayoutLM")
