@@ -57,6 +57,10 @@ def example(row: dict) -> tuple[list[float], int] | None:
     return features(inputs, float(row["answerability"]), float(row["confidence"])), right
 
 
+#: the model's regularisation (chosen on dev: 0.1, 0.3 and 1 give out-of-fold AUROC within 0.006)
+C = 0.3
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rows", nargs="+", help="dev rows files (heldout_qa jsonl or eval run JSON)")
@@ -77,14 +81,15 @@ def main() -> None:
     x = np.array([e[0] for e, _ in data])
     y = np.array([e[1] for e, _ in data])
     answerable = np.array([bool(r.get("answerable")) for _, r in data])
+    source = np.array([k for k, n in enumerate(sources) for _ in range(n["used"])])
     mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-9
     z = (x - mean) / scale
     oof = np.zeros(len(y))
     for train, test in StratifiedKFold(5, shuffle=True, random_state=0).split(z, y):
         oof[test] = (
-            LogisticRegression(C=1.0, max_iter=1000).fit(z[train], y[train]).predict_proba(z[test])[:, 1]
+            LogisticRegression(C=C, max_iter=2000).fit(z[train], y[train]).predict_proba(z[test])[:, 1]
         )
-    lr = LogisticRegression(C=1.0, max_iter=1000).fit(z, y)
+    lr = LogisticRegression(C=C, max_iter=2000).fit(z, y)
     # the threshold: best mean of "answerable answered right" and "unanswerable refused", out of fold
     best = max(
         (float(t) for t in np.arange(0.05, 0.95, 0.025)),
@@ -102,6 +107,11 @@ def main() -> None:
         "cv_auroc_mean_of_gauge_and_answerability": round(
             float(roc_auc_score(y, (x[:, 0] + x[:, 1]) / 2)), 4
         ),
+        "cv_auroc_by_source": {
+            s["file"]: round(float(roc_auc_score(y[source == k], oof[source == k])), 4)
+            for k, s in enumerate(sources)
+            if len(set(y[source == k])) > 1
+        },
         "threshold": round(best, 3),
         "dev_answerable_right": round(float((at & (y == 1)).sum() / max(answerable.sum(), 1)), 4),
         "dev_unanswerable_refused": round(float((~at & ~answerable).sum() / max((~answerable).sum(), 1)), 4),
