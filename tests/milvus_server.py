@@ -2,11 +2,13 @@
 etcd) for the tests and benchmarks, reachable on one loopback port of this machine and nowhere else.
 
 Milvus listens on every interface (``*:19530``, ``*:9091`` and seven internal ports; no setting narrows it)
-and its embedded etcd always takes 127.0.0.1:2379. So the server runs in a network namespace of its own,
-which holds only a loopback: nothing outside can reach it, and two servers never fight over a port. A
-bridge process holds a listening socket on 127.0.0.1 (port 0: the kernel's free port, held from the
-start) in this machine's namespace, moves itself into the new one, and relays each connection to the
-server there. Creating the namespace needs root (as CI has); elsewhere the tests that need it skip.
+and its embedded etcd always takes 127.0.0.1:2379. So each start of the server runs in a new network
+namespace of its own, which holds only a loopback: nothing outside can reach it, two servers never fight
+over a port, and a restart after kill -9 does not find its ports held by the dead one's connections (in
+TIME_WAIT, which made ``milvus-server`` move to other ports). A bridge process holds a listening socket
+on 127.0.0.1 (port 0: the kernel's free port, held from the start) in this machine's namespace and relays
+each connection into the namespace of the server of the moment, so the URI outlives restarts. Creating a
+namespace needs root (as CI has); elsewhere the tests that need it skip.
 
     python tests/milvus_server.py DATA_DIR     # start one by hand; Ctrl-C stops it
 """
@@ -55,19 +57,16 @@ class MilvusServer:
     def _bridge(self) -> None:
         self.bridge = subprocess.Popen(
             [sys.executable, __file__, "--bridge", *map(str, INNER_PORTS)],
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
         line = self.bridge.stdout.readline() if self.bridge.stdout else ""
-        if not line.startswith("PORTS "):
-            err = self.bridge.stderr.read() if self.bridge.stderr else ""
-            self.bridge.wait(timeout=10)
-            raise Unavailable(f"no network namespace for the Milvus server: {err.strip()[-300:]}")
         self.ports = tuple(int(p) for p in line.split()[1:])  # type: ignore[assignment]
 
     def start(self) -> MilvusServer:
-        """Start the server (the bridge first, once) and wait until it answers its health check."""
+        """Start the server in a new namespace (the bridge first, once), and wait until it is healthy."""
         exe = Path(sys.executable).with_name("milvus-server")
         if not exe.is_file():
             raise Unavailable(f"{exe} not found: pip install milvus==2.3.5 (make setup does)")
@@ -75,14 +74,24 @@ class MilvusServer:
             self._bridge()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         log = open(self.data_dir / "milvus-server.log", "ab")  # noqa: SIM115 - the child keeps it
-        cmd = ["nsenter", f"--net=/proc/{self.bridge.pid}/ns/net", "--", str(exe), "--data",  # type: ignore[union-attr]
-               str(self.data_dir), "--authorization-enabled", "true"]  # fmt: skip
+        cmd = [sys.executable, __file__, "--netns-exec", str(exe), "--data", str(self.data_dir),
+               "--authorization-enabled", "true"]  # fmt: skip
         self.proc = subprocess.Popen(cmd, stdout=log, stderr=log, cwd=self.data_dir)
         log.close()
+        mine = os.readlink("/proc/self/ns/net")
         deadline = time.monotonic() + self.start_timeout
+        while True:  # the child moves to its new namespace, then execs milvus-server
+            with contextlib.suppress(OSError):
+                if os.readlink(f"/proc/{self.proc.pid}/ns/net") != mine:
+                    break
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise Unavailable(f"no network namespace for the Milvus server: {self._log_tail()}")
+            time.sleep(0.05)
+        self.bridge.stdin.write(f"{self.proc.pid}\n")  # type: ignore[union-attr]
+        self.bridge.stdin.flush()  # type: ignore[union-attr]
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"milvus-server exited {self.proc.returncode}: see {self.data_dir}/logs")
+                raise RuntimeError(f"milvus-server exited {self.proc.returncode}: {self._log_tail()}")
             health = f"http://127.0.0.1:{self.ports[1]}/healthz"
             with contextlib.suppress(OSError), urllib.request.urlopen(health, timeout=5) as r:
                 if b"OK" in r.read():
@@ -90,6 +99,11 @@ class MilvusServer:
             time.sleep(0.5)
         self.stop()
         raise TimeoutError(f"Milvus did not become healthy in {self.start_timeout:g} s")
+
+    def _log_tail(self) -> str:
+        with contextlib.suppress(OSError):
+            return (self.data_dir / "milvus-server.log").read_text(errors="replace")[-500:]
+        return ""
 
     def server_pid(self) -> int | None:
         """The ``milvus`` binary's process id (the child of the ``milvus-server`` wrapper)."""
@@ -130,7 +144,7 @@ class MilvusServer:
                 self.kill()
             self.proc = None
         if self.bridge is not None:
-            self.bridge.terminate()
+            self.bridge.terminate()  # its threads are daemons: it ends with its main thread
             self.bridge.wait(timeout=10)
             self.bridge = None
 
@@ -167,10 +181,18 @@ def _pump(a: socket.socket, b: socket.socket) -> None:
         b.close()
 
 
-def _serve(listener: socket.socket, inner: int) -> None:
+def _serve(listener: socket.socket, inner: int, target: dict) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    joined = None
     while True:
         client, _ = listener.accept()
         try:
+            if target.get("fd") is None:
+                raise OSError("no server yet")
+            if joined != target["fd"]:  # this thread's namespace: the current server's
+                if libc.setns(target["fd"], CLONE_NEWNET) != 0:
+                    raise OSError(ctypes.get_errno(), "setns")
+                joined = target["fd"]
             server = socket.create_connection(("127.0.0.1", inner), timeout=5)
             server.settimeout(None)
         except OSError:  # the server is down: the client sees its connection closed
@@ -180,26 +202,37 @@ def _serve(listener: socket.socket, inner: int) -> None:
 
 
 def bridge(inner_ports: list[int]) -> None:
-    listeners = []
-    for _ in inner_ports:  # in this machine's namespace, before moving out of it
+    """Listen on loopback ports of this namespace; each line on stdin is the process id of the server
+    whose namespace connections go to from then on."""
+    listeners, target = [], {}
+    for inner in inner_ports:
         s = socket.socket()
         s.bind(("127.0.0.1", 0))
         s.listen(64)
         listeners.append(s)
+        threading.Thread(target=_serve, args=(s, inner, target), daemon=True).start()
+    print("PORTS", *(s.getsockname()[1] for s in listeners), flush=True)
+    for line in sys.stdin:
+        old = target.get("fd")
+        target["fd"] = os.open(f"/proc/{int(line)}/ns/net", os.O_RDONLY)
+        if old is not None:
+            os.close(old)  # an open handle would keep the dead server's namespace alive
+
+
+def netns_exec(argv: list[str]) -> None:
+    """Move to a new network namespace with its loopback up, then become ``argv``."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(CLONE_NEWNET) != 0:
         sys.exit(f"unshare(CLONE_NEWNET): {os.strerror(ctypes.get_errno())}")
     _loopback_up()
-    print("PORTS", *(s.getsockname()[1] for s in listeners), flush=True)
-    for s, inner in zip(listeners, inner_ports, strict=True):
-        threading.Thread(target=_serve, args=(s, inner), daemon=True).start()
-    signal.sigwait({signal.SIGTERM, signal.SIGINT})
+    os.execv(argv[0], argv)
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--bridge"]:
-        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGINT})
         bridge([int(p) for p in sys.argv[2:]])
+    elif sys.argv[1:2] == ["--netns-exec"]:
+        netns_exec(sys.argv[2:])
     else:
         srv = MilvusServer(Path(sys.argv[1])).start()
         print(f"Milvus at {srv.uri} (token {ROOT_TOKEN}); Ctrl-C stops it", flush=True)

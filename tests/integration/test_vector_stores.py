@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ragkit.core.errors import IndexStoreError, ModelMismatchError
+from ragkit.core.errors import ConfigError, IndexStoreError, ModelMismatchError
 from ragkit.index.ingest import ingest_paths, open_or_create
 from ragkit.index.store import IndexStore
 from ragkit.index.vectorstores import open_vector_store, store_spec
@@ -49,6 +49,37 @@ def corpus(folder: Path, n: int = 12, seed: int = 0) -> list[Path]:
         p.write_text("\n\n".join(paras), encoding="utf-8")
         paths.append(p)
     return paths
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("local", "http://localhost:6333"), "--uri applies to --store qdrant or milvus only, not local"),
+        (("qdrant", "localhost:6333"), "must look like http://host:6333"),
+        (("qdrant", "http://user:key@localhost:6333"), "QDRANT_API_KEY"),
+        (("qdrant", None, "bad name!"), "collection names"),
+        (("milvus",), "needs the server's URI"),
+        (("milvus", "http://root:Milvus@localhost:19530"), "MILVUS_TOKEN"),
+        (("milvus", "http://localhost:19530", "ragkit-papers"), "start with a letter or '_'"),
+        (("milvus", "http://localhost:19530/my-db"), "database names"),
+        (("qdrant", None, None, {"index": "hnsw"}), "--milvus-index applies to --store milvus only"),
+        (("chroma",), "store must be one of local, qdrant, milvus"),
+    ],
+)
+def test_store_specs_are_validated_by_the_declarations(args, message):
+    *positional, options = args if isinstance(args[-1], dict) else (*args, {})
+    with pytest.raises(ConfigError, match=message):
+        store_spec(*positional, **options)
+
+
+def test_a_milvus_uri_names_the_database_and_each_index_gets_a_collection_of_its_own(tmp_path):
+    from ragkit.index.vectorstores import index_spec
+
+    spec = store_spec("milvus", "http://milvus:19530/lab")
+    assert spec == {"kind": "milvus", "uri": "http://milvus:19530", "database": "lab"}
+    a, b = (index_spec(spec, tmp_path / d / "papers", "org/model-x") for d in ("a", "b"))
+    assert a["collection"].startswith("ragkit_papers_model_x_") and a["collection"] != b["collection"]
+    assert index_spec(a, tmp_path / "a" / "papers", "org/model-x") == a  # named once, kept
 
 
 @pytest.fixture(params=KINDS)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -20,8 +21,9 @@ from ragkit.ingestion.netpolicy import FetchRefused, service_policy
 #: environment variables: the token (``user:password`` or an API key; never written) and the
 #: administrator's own server (a visitor's URI must be it or pass the fetch policy)
 TOKEN_ENV, URI_ENV = "MILVUS_TOKEN", "MILVUS_URI"
-#: per-call deadlines: pymilvus retries an unavailable server until then, then the call fails
-READ_TIMEOUT_S, WRITE_TIMEOUT_S = 10.0, 60.0
+#: the per-call deadline of a write, in seconds (reads: at most 10): pymilvus retries an unavailable
+#: server until then, then the call fails
+TIMEOUT_ENV = "RAGKIT_MILVUS_TIMEOUT"
 #: the graph FAISS builds locally (efConstruction as :data:`ragkit.index.vectorstores.local.EF_CONSTRUCTION`)
 HNSW_BUILD = {"M": 32, "efConstruction": 200}
 MAX_TOP_K = 16_384  # Milvus refuses a larger limit
@@ -59,6 +61,8 @@ class MilvusServerStore:
     def client(self) -> Any:
         if self._client is None:
             pymilvus = require("pymilvus", "a Milvus store")
+            for name in ("pymilvus", "pymilvus.milvus_client"):  # its own handlers print tracebacks of
+                logging.getLogger(name).setLevel(logging.CRITICAL)  # what _call reports in one line
             target, extra = self._target()
             token = os.environ.get(TOKEN_ENV) or ""
             self._client = self._call(
@@ -67,7 +71,6 @@ class MilvusServerStore:
                 uri=target,
                 token=token,
                 db_name="" if self.database == "default" else self.database,
-                timeout=READ_TIMEOUT_S,
                 dedicated=True,  # a connection of its own: never shared with another database's store
                 grpc_options={"grpc.enable_http_proxy": 0},  # no proxy: it would reach hosts unchecked
                 **extra,
@@ -95,19 +98,23 @@ class MilvusServerStore:
             ) from None
         except OSError as e:
             raise IndexStoreError(f"{self.where} cannot be resolved ({e})") from None
-        ip = infos[0][4][0]
+        ip = _first_answering([info[4][0] for info in infos], port)
         literal = f"[{ip}]" if ":" in ip else ip
         extra = {"secure": True, "server_name": host} if parts.scheme == "https" else {}
         return f"{parts.scheme}://{literal}:{port}", extra
 
     def _call(self, what: str, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        """Run one client call, translating its failures into one line about the server."""
+        """Run one client call (within a deadline: a read's unless given), translating its failures into
+        one line about the server."""
+        kwargs.setdefault("timeout", _deadline(read=True))
         try:
             return fn(*args, **kwargs)
         except IndexStoreError:
             raise
         except Exception as e:
-            raise IndexStoreError(self._explain(what, e)) from None
+            message = self._explain(what, e)
+            self.close()  # the next call connects afresh (a restarted server, a new token)
+            raise IndexStoreError(message) from None
 
     def _explain(self, what: str, e: Exception) -> str:
         text = " ".join(str(getattr(e, "message", "") or e).split())
@@ -120,6 +127,11 @@ class MilvusServerStore:
             return (
                 f"{self.where} rejected the credentials while trying to {what}: set ${TOKEN_ENV} to a "
                 f"valid token (user:password or an API key) ({text[:160]})"
+            )
+        if "loading" in low or "not loaded" in low:
+            return (
+                f"{self.where} is still loading collection {self.collection} while trying to {what} (a "
+                f"restarted server replays its log first): try again in a moment ({text[:160]})"
             )
         if any(s in low for s in ("connect", "unavailable", "timeout", "deadline", "retry", "resolve")):
             return (
@@ -141,8 +153,9 @@ class MilvusServerStore:
         else:
             self._check_dimension()
             state = str(self._call("read the load state", self.client.get_load_state, self.collection))
-            if "NotLoad" in state:  # released (by a restart with no replica, or by hand): load it again
-                self._call("load the collection", self.client.load_collection, self.collection)
+            if "Loaded" not in state:  # still loading after a restart, or released: wait until it is in
+                self._call("load the collection", self.client.load_collection, self.collection,
+                           timeout=_deadline())  # fmt: skip
         self._checked = True
         return True
 
@@ -168,7 +181,7 @@ class MilvusServerStore:
             schema=schema,
             index_params=params,
             consistency_level="Bounded",
-            timeout=WRITE_TIMEOUT_S,
+            timeout=_deadline(),
         )
 
     def _check_dimension(self) -> None:
@@ -200,7 +213,7 @@ class MilvusServerStore:
                 {"id": point_id(cid), "doc_id": doc_id, "vector": vectors[i].tolist()}
                 for i, cid in enumerate(chunk_ids[start : start + _BATCH], start=start)
             ]
-            self._call("upsert points", self.client.upsert, self.collection, rows, timeout=WRITE_TIMEOUT_S)
+            self._call("upsert points", self.client.upsert, self.collection, rows, timeout=_deadline())
             self._dirty = True
 
     def delete_documents(self, doc_ids: Iterable[str]) -> None:
@@ -215,7 +228,7 @@ class MilvusServerStore:
 
     def _delete(self, expr: str) -> None:
         self._wait_applied()  # a delete by expression finds its rows by a query: it must see every write
-        self._call("delete points", self.client.delete, self.collection, filter=expr, timeout=WRITE_TIMEOUT_S)
+        self._call("delete points", self.client.delete, self.collection, filter=expr, timeout=_deadline())
         self._dirty = True
 
     def _wait_applied(self) -> None:
@@ -236,12 +249,12 @@ class MilvusServerStore:
 
     def _rebuild(self, index_type: str) -> None:
         c = self.client
-        self._call("release the collection", c.release_collection, self.collection, timeout=WRITE_TIMEOUT_S)
-        self._call("drop the index", c.drop_index, self.collection, "vector", timeout=WRITE_TIMEOUT_S)
+        self._call("release the collection", c.release_collection, self.collection, timeout=_deadline())
+        self._call("drop the index", c.drop_index, self.collection, "vector", timeout=_deadline())
         params = c.prepare_index_params()
         params.add_index(field_name="vector", index_type=index_type, metric_type="COSINE", params=HNSW_BUILD)
-        self._call("build the index", c.create_index, self.collection, params, timeout=WRITE_TIMEOUT_S)
-        self._call("load the collection", c.load_collection, self.collection, timeout=WRITE_TIMEOUT_S)
+        self._call("build the index", c.create_index, self.collection, params, timeout=_deadline())
+        self._call("load the collection", c.load_collection, self.collection, timeout=_deadline())
         self._index = index_type
 
     # ------------------------------------------------------------------ reads
@@ -268,7 +281,6 @@ class MilvusServerStore:
             limit=k,
             search_params=params,
             consistency_level="Bounded",
-            timeout=READ_TIMEOUT_S,
         )
         return [(str(hit["id"]), float(hit["distance"])) for hit in (found[0] if found else [])]
 
@@ -285,7 +297,6 @@ class MilvusServerStore:
                 self.collection,
                 ids=ids[start : start + _BATCH],
                 output_fields=["vector"],
-                timeout=READ_TIMEOUT_S,
             )
             for r in records:
                 out[row[str(r["id"])]] = np.asarray(r["vector"], dtype=np.float32)
@@ -304,7 +315,7 @@ class MilvusServerStore:
             filter="",
             output_fields=["count(*)"],
             consistency_level="Strong",
-            timeout=WRITE_TIMEOUT_S,
+            timeout=_deadline(),
         )
         return int(rows[0]["count(*)"]) if rows else 0
 
@@ -322,6 +333,24 @@ class MilvusServerStore:
 def _strings(values: list[str]) -> str:
     """A Milvus expression list of string literals (JSON's escapes are the expression language's)."""
     return json.dumps(values, ensure_ascii=True)
+
+
+def _first_answering(addresses: list[str], port: int) -> str:
+    """The first of the checked addresses that accepts a connection (else the first): one address to dial,
+    as the policy's HTTP client tries each in turn."""
+    import socket
+
+    for ip in addresses:
+        with contextlib.suppress(OSError), socket.create_connection((ip, port), timeout=3):
+            return ip
+    return addresses[0]
+
+
+def _deadline(read: bool = False) -> float:
+    """Seconds a call may take, retries included (``$RAGKIT_MILVUS_TIMEOUT``, default 30; a read: 10 at
+    most)."""
+    seconds = float(os.environ.get(TIMEOUT_ENV) or 30)
+    return min(seconds, 10.0) if read else seconds
 
 
 def _grpc_status(e: BaseException | None) -> str:
