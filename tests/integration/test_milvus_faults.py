@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from ragkit.index.collections import Collection
 from ragkit.index.store import IndexStore
 from ragkit.index.vectorstores.milvus_server import TIMEOUT_ENV, TOKEN_ENV
+from tests.app.conftest import QUESTION, make_app, texts
 from tests.conftest import ROOT
 from tests.milvus_server import ROOT_TOKEN
 
@@ -87,12 +89,37 @@ def server_ids(uri: str, collection: str) -> list[str]:
         client.close()
 
 
+def ask_in_the_app(app, question: str) -> tuple[str, str]:
+    """Ask on the Ask page; (the answer's text, the errors shown)."""
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
+    app.chat_input[0].set_value(question).run()
+    assert not app.exception, app.exception
+    return texts(app.chat_message[-1].markdown), texts(app.error)
+
+
 def test_kill_9_mid_ingest_then_restart_and_ingest_again_leaves_exactly_a_clean_ingest(
-    tmp_path, milvus_server, monkeypatch
+    tmp_path, milvus_server, monkeypatch, evaldata
 ):
+    """Also the app: a collection on the server answers; while the server is down the question is an error
+    on the page, which goes on working; after the restart the same page answers again."""
     monkeypatch.setenv(TOKEN_ENV, ROOT_TOKEN)
-    monkeypatch.setenv(TIMEOUT_ENV, "5")  # a dead server is given up on after 5 s of retries
+    monkeypatch.setenv("RAGKIT_INDEX_ROOT", str(tmp_path / "root"))
+    monkeypatch.chdir(ROOT)
     uri, index = milvus_server.uri, tmp_path / "idx"
+    app = make_app()
+    app.run()
+    next(s for s in app.sidebar.selectbox if s.label == "Vectors in").set_value("Milvus server (URI)").run()
+    app.sidebar.text_input[0].set_value("shared")
+    next(t for t in app.sidebar.text_input if t.label == "Milvus server URI").set_value(uri)
+    next(b for b in app.sidebar.button if b.label == "Create").click().run()
+    assert not app.exception and not app.error, (app.exception, texts(app.error))
+    assert f"Vectors in Milvus server {uri}" in texts(app.sidebar.caption)
+    pdf = evaldata / "pdfs" / "docling_multi_page.pdf"
+    Collection("shared", tmp_path / "root").add_files([(pdf.name, pdf.read_bytes())])
+    answer, errors = ask_in_the_app(app, QUESTION)
+    assert "Sholes" in answer and not errors
+
+    monkeypatch.setenv(TIMEOUT_ENV, "5")  # a dead server is given up on after 5 s of retries
     first, more = documents(tmp_path / "a", "first", 3), documents(tmp_path / "b", "more", 6)
     code, _, err = run("ingest", "--index", index, "--store", "milvus", "--uri", uri, "--no-progress", *first)
     assert code == 0, err
@@ -112,9 +139,17 @@ def test_kill_9_mid_ingest_then_restart_and_ingest_again_leaves_exactly_a_clean_
     # a search while the server is down: one line, naming the server
     code, _, err = run("search", "--index", index, "--retriever", "hybrid", "hotel india")
     assert code == 1 and one_line(err).startswith(f"error: Milvus server {uri} is unreachable"), err
+    _, errors = ask_in_the_app(app, QUESTION)  # the page shows the error and stays usable
+    assert f"Milvus server {uri} is unreachable" in errors and ROOT_TOKEN not in errors
+    assert app.chat_input and not app.chat_input[0].disabled
 
     milvus_server.start()  # the same data directory, the same URI
     monkeypatch.delenv(TIMEOUT_ENV)  # the default deadline: a restarted server first loads its collections
+    again = make_app()  # a new session of the same server process (its cached index and connection)
+    again.run()
+    assert again.session_state["collection"] == "shared"
+    answer, errors = ask_in_the_app(again, QUESTION)
+    assert "Sholes" in answer and not errors, errors
     code, _, err = run("ingest", "--index", index, "--no-progress", *more)
     assert code == 0, err
     final = IndexStore.open(index)
