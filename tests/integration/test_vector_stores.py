@@ -82,6 +82,23 @@ def test_a_milvus_uri_names_the_database_and_each_index_gets_a_collection_of_its
     assert index_spec(a, tmp_path / "a" / "papers", "org/model-x") == a  # named once, kept
 
 
+def test_a_milvus_database_named_by_the_uri_is_made_on_first_write(tmp_path, milvus_server, monkeypatch):
+    from pymilvus import MilvusClient
+
+    monkeypatch.setenv(TOKEN_ENV, ROOT_TOKEN)
+    files = corpus(tmp_path / "docs", n=2)
+    store, emb, _ = build(tmp_path / "idx", files, store_spec("milvus", f"{milvus_server.uri}/lab"))
+    assert store.store["database"] == "lab" and store.vector_store.count() == len(store.chunks)
+    store.close()
+    client = MilvusClient(uri=milvus_server.uri, token=ROOT_TOKEN, dedicated=True)
+    try:
+        assert "lab" in client.list_databases()
+        assert store.store["collection"] not in client.list_collections()  # not in the default database
+    finally:
+        client.close()
+    assert len(DenseRetriever(IndexStore.open(tmp_path / "idx"), emb).search("golf", 3)) == 3
+
+
 @pytest.fixture(params=KINDS)
 def kind(request, monkeypatch) -> str:
     if request.param == "milvus":

@@ -68,8 +68,9 @@ class MilvusKind(StoreKind):
 
     @classmethod
     def describe(cls, spec: dict[str, Any]) -> str:
-        db = f", database {spec['database']}" if spec.get("database") else ""
-        return f"Milvus server {spec.get('uri')} (collection {spec.get('collection', '?')}{db})"
+        where = [f"collection {spec['collection']}"] if spec.get("collection") else []
+        where += [f"database {spec['database']}"] if spec.get("database") else []
+        return f"Milvus server {spec.get('uri')}" + (f" ({', '.join(where)})" if where else "")
 
     @classmethod
     def named(

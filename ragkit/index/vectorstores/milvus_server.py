@@ -64,17 +64,27 @@ class MilvusServerStore:
             for name in ("pymilvus", "pymilvus.milvus_client"):  # its own handlers print tracebacks of
                 logging.getLogger(name).setLevel(logging.CRITICAL)  # what _call reports in one line
             target, extra = self._target()
-            token = os.environ.get(TOKEN_ENV) or ""
-            self._client = self._call(
-                "connect",
-                pymilvus.MilvusClient,
-                uri=target,
-                token=token,
-                db_name="" if self.database == "default" else self.database,
-                dedicated=True,  # a connection of its own: never shared with another database's store
-                grpc_options={"grpc.enable_http_proxy": 0},  # no proxy: it would reach hosts unchecked
-                **extra,
-            )
+
+            def connect(db: str) -> Any:
+                return self._call(
+                    "connect",
+                    pymilvus.MilvusClient,
+                    uri=target,
+                    token=os.environ.get(TOKEN_ENV) or "",
+                    db_name=db,
+                    dedicated=True,  # a connection of its own: never shared with another database's store
+                    grpc_options={"grpc.enable_http_proxy": 0},  # no proxy: it would reach hosts unchecked
+                    **extra,
+                )
+
+            if self.database != "default":  # the URI's database, made on first use
+                admin = connect("")
+                try:
+                    if self.database not in self._call("list databases", admin.list_databases):
+                        self._call("create the database", admin.create_database, self.database)
+                finally:
+                    admin.close()
+            self._client = connect("" if self.database == "default" else self.database)
         return self._client
 
     def _target(self) -> tuple[str, dict[str, Any]]:
