@@ -109,7 +109,9 @@ def add_store_args(p: argparse.ArgumentParser, new: bool = False) -> None:
         if owners[0][1].name == "uri":
             keys = [f"${STORES.component(n).key_env}" for n, _ in owners if STORES.component(n).key_env]
             helps += f" (the key from {' or '.join(keys)}, never written)"
-        g.add_argument(flag, dest=f"store_{owners[0][1].name}", default=None, help=helps)
+        kind = owners[0][1].kind
+        cast = {"int": int, "int?": int, "float": float}.get(kind, str)
+        g.add_argument(flag, dest=f"store_{owners[0][1].name}", default=None, type=cast, help=helps)
 
 
 def store_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
