@@ -102,7 +102,7 @@ def _new_collection() -> None:
         if st.form_submit_button("Create") and new.strip():
             try:
                 if takes_url and not uri.strip():
-                    raise ConfigError(f"a {where} collection needs the server's URL")
+                    raise ConfigError(f"a {kind.capitalize()} server collection needs the server's URL")
                 if uri.strip() and url_option is not None:
                     try:  # the server connects there: a visitor may not point it inside the network
                         check_service_url(uri.strip(), os.environ.get(url_option.service_env or ""))
