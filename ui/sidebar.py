@@ -108,7 +108,7 @@ def _new_collection() -> None:
                         check_service_url(uri.strip(), os.environ.get(url_option.service_env or ""))
                     except FetchRefused as e:
                         raise ConfigError(f"{url_option.label} {uri.strip()!r}: {e}") from None
-                spec = store_spec(kind, uri.strip() or None) if kind != "local" else None
+                spec = store_spec(kind, uri.strip() or None)
                 Collection.create(new.strip(), store=spec)
                 st.session_state[state.PENDING_COLLECTION] = new.strip()
                 st.rerun()
