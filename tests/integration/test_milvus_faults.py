@@ -97,6 +97,7 @@ def ask_in_the_app(app, question: str) -> tuple[str, str]:
     return texts(app.chat_message[-1].markdown), texts(app.error)
 
 
+@pytest.mark.slow
 def test_kill_9_mid_ingest_then_restart_and_ingest_again_leaves_exactly_a_clean_ingest(
     tmp_path, milvus_server, monkeypatch, evaldata
 ):

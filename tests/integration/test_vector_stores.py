@@ -329,6 +329,7 @@ def cli_search(index: str, *store_flags: str) -> dict:
     return out
 
 
+@pytest.mark.slow
 def test_the_cli_over_a_milvus_server_answers_as_the_local_store(tmp_path, milvus_server, monkeypatch):
     """``ingest --store milvus --uri …`` then ``search`` (filtered or not) and ``ask`` give the same hits and
     scores as the same commands over local files."""
