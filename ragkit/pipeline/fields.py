@@ -98,3 +98,4 @@ OWNERS: dict[str, Component] = _owners()
 def fields_of(*groups: str) -> tuple[str, ...]:
     """The fields of these groups, in declaration order."""
     return tuple(o.field for g in groups for o in GROUPS[g] if o.field)
+
