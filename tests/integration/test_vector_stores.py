@@ -315,8 +315,9 @@ QA_CSV = ROOT / "tests" / "fixtures" / "web" / "qa.csv"
 QUESTION = "python code to reverse a list without changing it"
 
 
-def cli_search(index: str, *store_flags: str) -> dict:
-    """``ingest`` (with ``store_flags``), then ``search``: hybrid, and dense ``--where kind=code``."""
+def cli_answers(index: str, *store_flags: str) -> dict:
+    """``ingest`` (with ``store_flags``), then ``search`` (hybrid, and dense ``--where kind=code``) and
+    ``ask``: the hits with their scores, and the answer with its hits."""
     r = run_ragkit("ingest", "--index", index, "--no-progress", *store_flags, str(QA_CSV))
     assert r.returncode == 0, r.stderr
     out: dict = {}
@@ -326,22 +327,23 @@ def cli_search(index: str, *store_flags: str) -> dict:
         hits = json.loads(r.stdout)["hits"]
         assert hits and ("--where" not in flags or all(h["text"].startswith("```") for h in hits))
         out[flags[1]] = [(h["chunk_id"], {k: round(v, 5) for k, v in h["scores"].items()}) for h in hits]
+    r = run_ragkit("ask", "--index", index, "--llm", "extractive", "--json", QUESTION)
+    assert r.returncode == 0, r.stderr
+    answer = json.loads(r.stdout)
+    out["ask"] = (answer["answer"], [h["chunk_id"] for h in answer["hits"]])
     return out
 
 
 @pytest.mark.slow
 def test_the_cli_over_a_milvus_server_answers_as_the_local_store(tmp_path, milvus_server, monkeypatch):
-    """``ingest --store milvus --uri …`` then ``search`` (filtered or not) and ``ask`` give the same hits and
-    scores as the same commands over local files."""
+    """``ingest --store milvus --uri …`` then ``search`` (filtered or not) and ``ask`` give the same hits,
+    scores and answer as the same commands over local files."""
     monkeypatch.setenv(TOKEN_ENV, ROOT_TOKEN)
-    local = cli_search(str(tmp_path / "local"))
+    local = cli_answers(str(tmp_path / "local"))
     index = str(tmp_path / "idx")
-    assert cli_search(index, "--store", "milvus", "--uri", milvus_server.uri) == local
-    r = run_ragkit("ask", "--index", index, "--llm", "extractive", "--retriever", "hybrid", "--json",
-                   QUESTION)  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    answer = json.loads(r.stdout)
-    assert answer["hits"][0]["chunk_id"] == local["hybrid"][0][0] and "xs[::-1]" in answer["answer"]
+    got = cli_answers(index, "--store", "milvus", "--uri", milvus_server.uri)
+    assert got == local
+    assert "xs[::-1]" in got["ask"][0]
     info = run_ragkit("info", "--index", index)
     assert info.returncode == 0 and f"Milvus server {milvus_server.uri}" in info.stdout
     # flags that contradict the index are refused, naming both homes
