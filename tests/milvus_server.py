@@ -7,8 +7,10 @@ namespace of its own, which holds only a loopback: nothing outside can reach it,
 over a port, and a restart after kill -9 does not find its ports held by the dead one's connections (in
 TIME_WAIT, which made ``milvus-server`` move to other ports). A bridge process holds a listening socket
 on 127.0.0.1 (port 0: the kernel's free port, held from the start) in this machine's namespace and relays
-each connection into the namespace of the server of the moment, so the URI outlives restarts. Creating a
-namespace needs root (as CI has); elsewhere the tests that need it skip.
+each connection into the namespace of the server of the moment, so the URI outlives restarts. The server
+is also the first process of a process namespace, held by a process that dies with the test run: a run
+that is killed leaves no server behind. Creating the namespaces needs root (as CI has); elsewhere the
+tests that need them skip.
 
     python tests/milvus_server.py DATA_DIR     # start one by hand; Ctrl-C stops it
 """
@@ -32,7 +34,7 @@ from pathlib import Path
 
 INNER_PORTS = (19530, 9091)  # gRPC, and the health endpoint: the server's defaults inside its namespace
 ROOT_TOKEN = "root:Milvus"  # the server's built-in administrator (authorization is on)
-CLONE_NEWNET = 0x40000000
+CLONE_NEWNET, CLONE_NEWPID, PR_SET_PDEATHSIG = 0x40000000, 0x20000000, 1
 
 
 class Unavailable(RuntimeError):
@@ -105,14 +107,14 @@ class MilvusServer:
             return (self.data_dir / "milvus-server.log").read_text(errors="replace")[-500:]
         return ""
 
+    def wrapper_pid(self) -> int | None:
+        """The ``milvus-server`` wrapper's process id (the holder's child, first of its namespaces)."""
+        return _child(self.proc.pid) if self.proc is not None else None
+
     def server_pid(self) -> int | None:
         """The ``milvus`` binary's process id (the child of the ``milvus-server`` wrapper)."""
-        if self.proc is None:
-            return None
-        with contextlib.suppress(OSError):
-            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children").read_text().split()
-            return int(children[0]) if children else None
-        return None
+        wrapper = self.wrapper_pid()
+        return _child(wrapper) if wrapper else None
 
     def rss_bytes(self, peak: bool = False) -> int:
         """Resident memory of the server (``peak``: its high-water mark)."""
@@ -125,12 +127,12 @@ class MilvusServer:
         return 0
 
     def kill(self) -> None:
-        """kill -9 the server (a crash: nothing flushed), then its wrapper."""
-        pid = self.server_pid()
-        if pid:
-            os.kill(pid, signal.SIGKILL)
+        """kill -9 the server (a crash: nothing flushed), then its wrapper (and with it the namespace)."""
+        for pid in (self.server_pid(), self.wrapper_pid()):
+            if pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
         if self.proc is not None:
-            self.proc.kill()
             self.proc.wait(timeout=30)
             self.proc = None
 
@@ -219,13 +221,32 @@ def bridge(inner_ports: list[int]) -> None:
             os.close(old)  # an open handle would keep the dead server's namespace alive
 
 
+def _child(pid: int) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return int(children[0]) if children else None
+    return None
+
+
 def netns_exec(argv: list[str]) -> None:
-    """Move to a new network namespace with its loopback up, then become ``argv``."""
+    """Hold new network and process namespaces and run ``argv`` as the first process of both: when it
+    dies, the kernel ends everything it started (a killed test run leaves no server behind), and it is
+    sent SIGINT when this holder dies, as this holder is when the test process does."""
     libc = ctypes.CDLL(None, use_errno=True)
-    if libc.unshare(CLONE_NEWNET) != 0:
-        sys.exit(f"unshare(CLONE_NEWNET): {os.strerror(ctypes.get_errno())}")
+    if libc.unshare(CLONE_NEWNET | CLONE_NEWPID) != 0:
+        sys.exit(f"unshare(CLONE_NEWNET | CLONE_NEWPID): {os.strerror(ctypes.get_errno())}")
     _loopback_up()
-    os.execv(argv[0], argv)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGINT)  # the test process died: stop, as on Ctrl-C
+    child = os.fork()
+    if child == 0:
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.execv(argv[0], argv)
+    for sig in (signal.SIGINT, signal.SIGTERM):  # passed on: the wrapper stops the server on SIGINT
+        signal.signal(sig, lambda *_: os.kill(child, signal.SIGINT))
+    while True:
+        with contextlib.suppress(InterruptedError):
+            _, status = os.waitpid(child, 0)
+            sys.exit(os.waitstatus_to_exitcode(status))
 
 
 if __name__ == "__main__":
