@@ -1,10 +1,10 @@
 """Does a passage answer *this question*? The reader asked the question of that passage alone: a passage
 answers when the reader finds in it the question's key terms and an answer of the kind asked for
-(answerability at or above ``ANSWERS``), with no name of the question missing and no year other than
-the one asked. It is the question the citation check also asks of every cited passage: "the quoted
-sentence is in the passage" is not "the passage answers the question" (a near-topic question's nearest
-sentence is quoted faithfully and answers nothing). ``ANSWERS`` was chosen on dev pairs
-(``bench/citation_question_pairs.py``)."""
+(answerability at or above ``ANSWERS``; a passage without the question's subject is capped below it)
+and no year other than the one asked. It is the question the citation check also asks of every cited
+passage: "the quoted sentence is in the passage" is not "the passage answers the question" (a
+near-topic question's nearest sentence is quoted faithfully and answers nothing). ``ANSWERS`` was
+chosen on dev pairs (``bench/citation_question_pairs.py``)."""
 
 from __future__ import annotations
 
@@ -40,10 +40,6 @@ def passage_answers(question: str, text: str, embedder: Any, threshold: float = 
         return PassageVerdict(False, 0.0, "the passage holds no sentence to read")
     inputs = choice.inputs
     missing = ", ".join(f"“{t}”" for t in (inputs.get("missing_terms") or [])[:2])
-    if inputs.get("missing_subject"):
-        return PassageVerdict(
-            False, choice.answerability, f"it never names {missing or 'what it asks about'}"
-        )
     if inputs.get("year_conflict"):
         return PassageVerdict(False, choice.answerability, "it gives another year than the one asked")
     if choice.answerability < threshold:
