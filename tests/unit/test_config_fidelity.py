@@ -114,6 +114,7 @@ def test_a_field_that_changes_the_retriever_changes_the_apps_cache_key(field, st
         index_changed = (
             chunker_for(varied).spec() != chunker_for(base).spec()
             or varied.embedding_model != base.embedding_model
+            or varied.embedding_backend != base.embedding_backend  # another backend: another index
             or ParseSettings.of(varied) != ParseSettings.of(base)  # another index: another path
         )
         if changed or index_changed:
