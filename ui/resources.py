@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragkit.index.collections import Collection
+from ragkit.index.embedders import LEGACY_BACKEND
 from ragkit.index.embeddings import Embedder
 from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.index.store import IndexStore
@@ -22,11 +23,17 @@ from ragkit.pipeline.rag import RagPipeline
 from ragkit.retrievers import retriever_from_config
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…")
-def embedder(model: str) -> Embedder:
-    emb = Embedder(model)
+@st.cache_resource(show_spinner="Loading the embedding model (int8: converted once on first use)…")
+def embedder(model: str, backend: str = LEGACY_BACKEND) -> Embedder:
+    """The embedder of ``model`` run by ``backend``, loaded once per process (CHECK_MODEL: float32)."""
+    emb = Embedder(model, backend=backend)
     _ = emb.dimension  # load now, under the spinner
     return emb
+
+
+def config_embedder(config: PipelineConfig) -> Embedder:
+    """The embedder a config's queries and chunks are embedded with (its model and backend)."""
+    return embedder(config.embedding_model, config.embedding_backend)
 
 
 @st.cache_resource(show_spinner="Loading the cross-encoder…")
@@ -55,7 +62,7 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
 def index_embedder(config: PipelineConfig):
     """What the collection's index for ``config`` is embedded with: the config's model, or nothing when
     its retrieval reads no vectors (BM25 alone: the index is text only, no model is loaded to build it)."""
-    return embedder(config.embedding_model) if needs_vectors(config) else TEXT_ONLY
+    return config_embedder(config) if needs_vectors(config) else TEXT_ONLY
 
 
 def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
@@ -94,7 +101,7 @@ def _retriever(path: str, generation: int, settings_json: str):
     import json
 
     cfg = PipelineConfig.from_dict(json.loads(settings_json))
-    emb = embedder(cfg.embedding_model)  # BM25 over a text-only index: for the gauge's cosines
+    emb = config_embedder(cfg)  # BM25 over a text-only index: for the gauge's cosines
     store = _index(path, generation, index_embedder(cfg).model_id)  # aliases resolve to the canonical name
     rr = reranker(cfg.rerank_model) if cfg.rerank else None
     return retriever_from_config(cfg, store, emb, rr)
@@ -110,7 +117,7 @@ def pipeline(
 ) -> RagPipeline:
     """A pipeline over the collection; models come from the caches above, the API key from the session."""
     store = index(collection, config, progress)
-    emb = embedder(config.embedding_model)
+    emb = config_embedder(config)
     llm = in_process_llm(config.llm, config.llm_model) if LLMS.component(config.llm).in_process else None
     return RagPipeline(
         config,

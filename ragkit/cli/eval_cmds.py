@@ -146,7 +146,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     dataset = load_beir(args.dataset, args.split)
     config = config_from_args(args, hybrid_depth=EVAL_DEPTH)
     chunker = chunker_for(config)
-    embedder = embedder_from_args(args)
+    embedder = embedder_from_args(args, backend=config.embedding_backend)
     vectors = needs_vectors(config)  # BM25 alone: nothing embedded, no model loaded
     if vectors:
         load_models(embedder)

@@ -91,6 +91,15 @@ def resolve_model_path(model: str) -> str:
     return model
 
 
+def shared_embedder(embedders: dict[Any, Any], model: str, backend: str = LEGACY_BACKEND) -> Any:
+    """The embedder of ``(model, backend)`` kept in ``embedders`` (made there on first use), so configs of
+    one run that embed alike share one loaded model, and two backends never share vectors."""
+    key = (model, backend)
+    if key not in embedders:
+        embedders[key] = Embedder(model, backend=backend)
+    return embedders[key]
+
+
 class EmbeddingCache:
     """Persistent map (model key, text sha256) -> float32 vector, safe to share between threads."""
 

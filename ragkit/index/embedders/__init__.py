@@ -14,4 +14,19 @@ BACKENDS: Registry[Any] = Registry("embedder", TorchBackend, OnnxInt8Backend)
 #: what an index or config written before backends existed was embedded with
 LEGACY_BACKEND = "torch"
 
-__all__ = ["BACKENDS", "DTYPES", "LEGACY_BACKEND", "OnnxInt8Backend", "TorchBackend"]
+
+def check_backend(index: Any, index_backend: str, embedder: Any) -> None:
+    """Refuse ``embedder`` for an index whose vectors another backend made: int8 and float32 vectors of
+    one text differ, so scores across them mean nothing (the index names its own backend)."""
+    from ragkit.core.errors import ModelMismatchError
+
+    theirs = getattr(embedder, "backend", LEGACY_BACKEND)
+    if theirs != index_backend:
+        raise ModelMismatchError(
+            f"index {index} holds vectors embedded by the {index_backend} backend, not {theirs}: vectors "
+            f"of two backends are never mixed; use --embedding-backend {index_backend} (embedding_backend "
+            f"in a config), or ingest into a new index"
+        )
+
+
+__all__ = ["BACKENDS", "DTYPES", "LEGACY_BACKEND", "OnnxInt8Backend", "TorchBackend", "check_backend"]

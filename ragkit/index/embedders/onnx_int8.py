@@ -83,7 +83,7 @@ class OnnxInt8Backend:
     @staticmethod
     def variant(dtype: str, resolve: Callable[[str], str]) -> tuple[str, str]:
         """``("int8", "onnx-int8")``: its own precision; a torch precision asked of it is an error."""
-        if dtype not in ("float32", "auto"):
+        if dtype not in ("float32", "auto", "int8"):
             raise ConfigError(
                 f"embedding dtype {dtype!r} is a setting of the torch backend; onnx-int8 has its own "
                 "precision"
