@@ -66,6 +66,9 @@ def add_commands(sub: Any) -> None:
         default=0.0,
         help="SQuAD: leave this fraction of paragraphs out of the index; their questions have no evidence",
     )
+    p.add_argument(
+        "--split", default="test", help="BEIR: the queries and qrels of this split (qrels/<split>.tsv)"
+    )
     p.add_argument("--save", action="store_true", help="also save the run under <index-root>/runs/")
     p.add_argument(
         "--config",
@@ -243,7 +246,11 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             raise RagkitError(f"no collection {args.collection!r} under {collection.path.parent}")
     labels = args.dataset == "labels"
     qset = load_question_set(
-        None if labels else args.dataset, collection=collection, holdout=args.holdout, labels=labels
+        None if labels else args.dataset,
+        collection=collection,
+        holdout=args.holdout,
+        labels=labels,
+        split=args.split,
     )
     say(f"{qset.n} questions, {len(configs)} configs: loading models and building indexes …")
     judge = judge2 = cite_decide = None
