@@ -23,12 +23,20 @@ from ragkit.pipeline.rag import RagPipeline
 from ragkit.retrievers import retriever_from_config
 
 
-@st.cache_resource(show_spinner="Loading the embedding model (int8: converted once on first use)…")
+@st.cache_resource(show_spinner=False)
 def embedder(model: str, backend: str = LEGACY_BACKEND) -> Embedder:
-    """The embedder of ``model`` run by ``backend``, loaded once per process (CHECK_MODEL: float32)."""
-    emb = Embedder(model, backend=backend)
-    _ = emb.dimension  # load now, under the spinner
-    return emb
+    """The embedder of ``model`` run by ``backend``, one per process; not loaded here: a page that only
+    checks that an index is current needs no model (:func:`warm_up_after_paint` loads it)."""
+    return Embedder(model, backend=backend)
+
+
+def warm_up_after_paint(configs: list[PipelineConfig]) -> None:
+    """Start loading, in the background, the embedding models these configs search with: called once the
+    page is drawn, so the first page is never kept waiting for torch, and the first question or indexing
+    finds the model loaded (or waits only for the rest of its load)."""
+    for config in configs:
+        if needs_vectors(config):
+            config_embedder(config).warm_up(background=True)
 
 
 def config_embedder(config: PipelineConfig) -> Embedder:

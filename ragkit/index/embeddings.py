@@ -47,7 +47,7 @@ OPTIONS = (
     Option("embedding_model", "str", DEFAULT_MODEL, field="embedding_model", validate=_check_model,
            widget="none", help="sentence-transformers model name or local path"),
     Option("embedding_backend", "choice", DEFAULT_BACKEND, choices=BACKENDS.names, field="embedding_backend",
-           added_later=True, legacy=LEGACY_BACKEND, label="Embedding backend", advanced=True,
+           added_later=True, legacy=LEGACY_BACKEND, label="Embedding backend",
            help="how the embedding model runs: torch (float32, the reference) or onnx-int8 (the same model "
            "quantised to int8: about twice as fast; its vectors are its own, so it gets its own index)"),
 )  # fmt: skip
@@ -110,6 +110,9 @@ class EmbeddingCache:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # a cache: a crash may lose its last vectors (they are embedded again), never corrupt it; a
+            # commit need not wait for an fsync (each first embedding of a reader's sentences did)
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, sha TEXT NOT NULL, "
                 "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, sha))"
@@ -188,6 +191,7 @@ class Embedder:
         self.cache_hits = 0
         self.new_embeddings = 0
         self.load_progress: Callable[[str, int, int], None] | None = None  # a first use's conversion
+        self._warming = False
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # small LRU: hybrid asks twice
 
     @property
@@ -208,6 +212,32 @@ class Embedder:
                 )
             )
         return self._cache
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (nothing waits for it on the next embedding)."""
+        return self._model is not None
+
+    def warm_up(self, background: bool = False) -> None:
+        """Load the model now, or (``background``) in a daemon thread so the caller goes on: a page draws
+        first and whoever embeds first waits only for what is left of the load. A failure in the background
+        is left to that first real use, which reports it."""
+        if self._model is not None or self._warming:
+            return
+        if not background:
+            _ = self.model
+            return
+        self._warming = True
+
+        def load() -> None:
+            try:
+                _ = self.model
+            except Exception as e:  # the first real use raises it again, where it can be shown
+                log.info("background load of %s failed: %s", self.model_id, e)
+            finally:
+                self._warming = False
+
+        threading.Thread(target=load, name=f"warm-up {self.model_id}", daemon=True).start()
 
     @property
     def model(self) -> SentenceTransformer | Any:
