@@ -8,6 +8,10 @@ what a returning user opens, and what makes the first page embed or load a model
 the sidebar's Editing radio is on the page and the app's first run has finished (no "Running" status).
 
     .venv/bin/python bench/cold_start.py --repeat 3 --name cold_start
+
+Before/after in one run: ``--trees before=/path/to/a/checkout,after=.`` with ``--launcher recipe`` starts
+each tree's app with what its Makefile's ``run`` runs, with this venv's python (``make run`` itself would
+set up a checkout's own venv first), the trees alternating.
 """
 
 from __future__ import annotations
@@ -36,13 +40,22 @@ TEXTS = {
 }
 
 
+def run_recipe(tree: Path) -> list[str]:
+    """What ``make run`` runs in ``tree`` (its Makefile's recipe), with this venv's python and no set-up."""
+    import shlex
+
+    lines = (tree / "Makefile").read_text().splitlines()
+    recipe = lines[lines.index("run: setup") + 1].strip()
+    return [sys.executable if w == "$(PY)" else w for w in shlex.split(recipe)]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def seed_collection(root: Path, cache: Path) -> None:
+def seed_collection(root: Path, cache: Path, tree: Path) -> None:
     """A collection with three documents, indexed for the default config (in a separate process)."""
     code = (
         "from ragkit.index.collections import Collection\n"
@@ -54,27 +67,34 @@ def seed_collection(root: Path, cache: Path) -> None:
         "c = Collection.create('papers')\n"
         "c.add_files([(n, t.encode()) for n, t in json.loads(sys.argv[1]).items()])\n"
         "cfg = PipelineConfig()\n"
-        "c.index(chunker_for(cfg), Embedder(cfg.embedding_model, backend=cfg.embedding_backend), None,"
-        " ParseSettings.of(cfg))\n"
+        "backend = getattr(cfg, 'embedding_backend', None)  # None: a ragkit from before backends\n"
+        "emb = Embedder(cfg.embedding_model, **({'backend': backend} if backend else {}))\n"
+        "c.index(chunker_for(cfg), emb, None, ParseSettings.of(cfg))\n"
     )
     import json
 
-    env = {**os.environ, "RAGKIT_INDEX_ROOT": str(root), "RAGKIT_CACHE_DIR": str(cache)}
-    subprocess.run([sys.executable, "-c", code, json.dumps(TEXTS)], cwd=ROOT, env=env, check=True)
+    env = {
+        **os.environ,
+        "RAGKIT_INDEX_ROOT": str(root),
+        "RAGKIT_CACHE_DIR": str(cache),
+        "PYTHONPATH": str(tree),
+    }
+    subprocess.run([sys.executable, "-c", code, json.dumps(TEXTS)], cwd=tree, env=env, check=True)
 
 
-def one_start(browser, case: str, cache: Path) -> dict[str, float]:
+def one_start(browser, case: str, cache: Path, tree: Path, launcher: str) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="ragkit-cold-"))
     try:
         if case == "collection":
-            seed_collection(root, cache)
+            seed_collection(root, cache, tree)
         port = free_port()
         env = {**os.environ, "RAGKIT_INDEX_ROOT": str(root), "RAGKIT_CACHE_DIR": str(cache),
                "STREAMLIT_SERVER_PORT": str(port), "STREAMLIT_SERVER_HEADLESS": "true",
                "STREAMLIT_SERVER_ADDRESS": "127.0.0.1", "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none"}  # fmt: skip
+               "STREAMLIT_SERVER_FILE_WATCHER_TYPE": "none", "PYTHONPATH": str(tree)}  # fmt: skip
+        cmd = ["make", "run"] if launcher == "make" else run_recipe(tree)
         t0 = time.perf_counter()
-        proc = subprocess.Popen(["make", "run"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.STDOUT, text=True, start_new_session=True)  # fmt: skip
         url = None
         for line in proc.stdout:  # type: ignore[union-attr]
@@ -111,15 +131,19 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--name", default="cold_start", help="bench/results/<name>.json")
     ap.add_argument("--cases", default="new,collection")
+    ap.add_argument("--trees", default=f"current={ROOT}", help="NAME=PATH,… (checkouts to compare)")
+    ap.add_argument("--launcher", choices=("make", "recipe"), default="make")
     args = ap.parse_args()
-    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
+    trees = {k: Path(v).resolve() for k, v in (t.split("=", 1) for t in args.trees.split(","))}
+    cases = [f"{name}/{c.strip()}" for c in args.cases.split(",") if c.strip() for name in trees]
     cache = Path(tempfile.mkdtemp(prefix="ragkit-cold-cache-"))  # models converted once, kept for all runs
     runs: dict[str, list[dict[str, float]]] = {c: [] for c in cases}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         for i in range(args.repeat):
             for case in cases:
-                r = one_start(browser, case, cache)
+                name, kind = case.split("/")
+                r = one_start(browser, kind, cache, trees[name], args.launcher)
                 runs[case].append(r)
                 print(f"{case} #{i + 1}: " + ", ".join(f"{k} {v:.2f}" for k, v in r.items()), flush=True)
         browser.close()
@@ -129,6 +153,8 @@ def main() -> None:
         | {"runs": [{k: round(v, 2) for k, v in r.items()} for r in rs]}
         for case, rs in runs.items()
     }
+    out["launcher"] = args.launcher
+    out["trees"] = {k: str(v) for k, v in trees.items()}
     print(write_result(args.name, out))
 
 

@@ -30,13 +30,18 @@ def embedder(model: str, backend: str = LEGACY_BACKEND) -> Embedder:
     return Embedder(model, backend=backend)
 
 
+#: seconds between a page being drawn and its models starting to load: the reruns a first page makes
+#: (the URL's parameters) finish first instead of sharing the interpreter with torch's import
+WARM_UP_AFTER_S = 3.0
+
+
 def warm_up_after_paint(configs: list[PipelineConfig]) -> None:
-    """Start loading, in the background, the embedding models these configs search with: called once the
-    page is drawn, so the first page is never kept waiting for torch, and the first question or indexing
-    finds the model loaded (or waits only for the rest of its load)."""
+    """Load, in the background, the embedding models these configs search with: called once the page is
+    drawn, so the first page never waits for torch, and the first question or indexing finds the model
+    loaded (or waits only for the rest of its load)."""
     for config in configs:
         if needs_vectors(config):
-            config_embedder(config).warm_up(background=True)
+            config_embedder(config).warm_up(background=True, after_s=WARM_UP_AFTER_S)
 
 
 def config_embedder(config: PipelineConfig) -> Embedder:

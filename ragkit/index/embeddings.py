@@ -11,6 +11,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -218,10 +219,10 @@ class Embedder:
         """Whether the model is in memory (nothing waits for it on the next embedding)."""
         return self._model is not None
 
-    def warm_up(self, background: bool = False) -> None:
-        """Load the model now, or (``background``) in a daemon thread so the caller goes on: a page draws
-        first and whoever embeds first waits only for what is left of the load. A failure in the background
-        is left to that first real use, which reports it."""
+    def warm_up(self, background: bool = False, after_s: float = 0.0) -> None:
+        """Load the model now, or (``background``) in a daemon thread that starts after ``after_s`` seconds,
+        so the caller goes on: a page is drawn first, and whoever embeds first waits only for what is left
+        of the load. A failure in the background is left to that first real use, which reports it."""
         if self._model is not None or self._warming:
             return
         if not background:
@@ -231,6 +232,7 @@ class Embedder:
 
         def load() -> None:
             try:
+                time.sleep(after_s)
                 _ = self.model
             except Exception as e:  # the first real use raises it again, where it can be shown
                 log.info("background load of %s failed: %s", self.model_id, e)
