@@ -5,6 +5,7 @@ vectors in the cache and the index, and raced against torch by a sweep."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -25,11 +26,18 @@ SENTENCES = [
 
 @pytest.fixture(scope="session")
 def int8(tmp_path_factory: pytest.TempPathFactory) -> tuple[Embedder, list[tuple[str, int, int]]]:
-    """The int8 embedder, converted in this session (the progress it reported on the way)."""
+    """The int8 embedder, converted here, in a cache dir of its own (the progress it reported on the way;
+    the session's shared conversion may have been made already)."""
     seen: list[tuple[str, int, int]] = []
-    emb = Embedder(backend="onnx-int8", cache=EmbeddingCache(tmp_path_factory.mktemp("i8") / "e.sqlite"))
-    emb.load_progress = lambda stage, done, total: seen.append((stage, done, total))
-    _ = emb.dimension
+    session_cache = os.environ["RAGKIT_CACHE_DIR"]
+    os.environ["RAGKIT_CACHE_DIR"] = own = str(tmp_path_factory.mktemp("int8-conversion"))
+    try:
+        emb = Embedder(backend="onnx-int8", cache=EmbeddingCache(tmp_path_factory.mktemp("i8") / "e.sqlite"))
+        emb.load_progress = lambda stage, done, total: seen.append((stage, done, total))
+        _ = emb.dimension
+    finally:
+        os.environ["RAGKIT_CACHE_DIR"] = session_cache
+    emb.conversion_dir = own  # type: ignore[attr-defined]
     return emb, seen
 
 
@@ -37,6 +45,7 @@ def test_the_conversion_reports_progress_and_its_cache_is_reused(int8, monkeypat
     from ragkit.index.embedders import convert
 
     emb, seen = int8
+    monkeypatch.setenv("RAGKIT_CACHE_DIR", emb.conversion_dir)  # where the fixture converted it
     assert [(d, t) for _, d, t in seen] == [(0, 4), (1, 4), (2, 4), (3, 4), (4, 4)]
     assert "int8" in seen[0][0]
     meta = json.loads(next(convert.models_dir().glob("*onnx-int8*/meta.json")).read_text())
