@@ -12,7 +12,8 @@ Parts (``--parts``: ``eval`` (= ``xquad`` and ``scifact``), ``throughput``, ``in
 * ``throughput``: chunks/s of each backend on the same sample of SciFact chunks (sliding 500/100), model
   loaded, no cache; the passes alternate (torch, int8, torch, …) so they share the machine alike.
 * ``ingest``: ``ragkit ingest`` wall time (a process from start to exit, as a user runs it) of
-  ``../shared/evaldata/pdfs`` plus a corpus of XQuAD's 48 articles written as text files, into a new
+  ``../shared/evaldata/pdfs`` plus a corpus of XQuAD's 48 articles written as text files (each its title
+  and first ``--paragraphs`` paragraphs), into a new
   index with an empty embedding cache, per backend, alternating; the int8 model is converted before (its
   one-time conversion is timed apart).
 
@@ -81,13 +82,13 @@ def xquad_beir(target: Path) -> Path:
     return target
 
 
-def eval_run(dataset: Path, tag: str, index_root: Path, env: dict[str, str]) -> dict:
+def eval_run(dataset: Path, tag: str, index_root: Path, env: dict[str, str], limit: int = 0) -> dict:
     """nDCG@10 of both configs and the paired comparison of int8 against torch, from ``eval run``."""
     out = RAW / f"int8_evalrun_{tag}.json"
     cmd = [sys.executable, "-m", "ragkit", "eval", "run", "--dataset", str(dataset),
            "--config", str(CONFIGS["torch"]), "--config", str(CONFIGS["onnx-int8"]),
            "--index-root", str(index_root), "--json", str(out),
-           "--report", str(out.with_suffix(".md"))]  # fmt: skip
+           "--report", str(out.with_suffix(".md")), *(["--limit", str(limit)] if limit else [])]  # fmt: skip
     t = time.perf_counter()
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
     result = json.loads(out.read_text())
@@ -129,21 +130,21 @@ def throughput(sample: int, passes: int) -> dict:
     return out
 
 
-def own_corpus(target: Path) -> int:
-    """XQuAD's articles as text files (one per article, its paragraphs in order); how many."""
+def own_corpus(target: Path, paragraphs: int) -> int:
+    """XQuAD's 48 articles as text files, each its title and first ``paragraphs`` paragraphs; how many."""
     data = json.loads((EVALDATA / "xquad_en" / "xquad.en.json").read_text(encoding="utf-8"))["data"]
     target.mkdir(parents=True, exist_ok=True)
     for i, art in enumerate(data):
-        body = "\n\n".join(p["context"] for p in art["paragraphs"])
+        body = "\n\n".join(p["context"] for p in art["paragraphs"][:paragraphs])
         (target / f"{i:02d}_{art['title'][:40].replace('/', '_')}.txt").write_text(
             f"{art['title']}\n\n{body}\n", encoding="utf-8"
         )
     return len(data)
 
 
-def ingest(repeat: int, env: dict[str, str], work: Path) -> dict:
+def ingest(repeat: int, env: dict[str, str], work: Path, paragraphs: int) -> dict:
     corpus = work / "xquad_articles"
-    n_docs = own_corpus(corpus)
+    n_docs = own_corpus(corpus, paragraphs)
     from ragkit.index.embeddings import Embedder
 
     t = time.perf_counter()
@@ -166,7 +167,8 @@ def ingest(repeat: int, env: dict[str, str], work: Path) -> dict:
     out = {b: {"seconds": round(statistics.median(r), 1), "runs": [round(x, 1) for x in r],
                "index": chunks[b]} for b, r in runs.items()}  # fmt: skip
     out["speedup"] = round(out["torch"]["seconds"] / out["onnx-int8"]["seconds"], 2)
-    out["documents"] = {"pdfs": len(list((EVALDATA / "pdfs").glob("*.pdf"))), "xquad_articles": n_docs}
+    out["documents"] = {"pdfs": len(list((EVALDATA / "pdfs").glob("*.pdf"))), "xquad_articles": n_docs,
+                        "paragraphs_per_article": paragraphs}  # fmt: skip
     out["int8_conversion_s"] = round(conversion_s, 1)
     return out
 
@@ -177,9 +179,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--parts", default="eval,throughput,ingest")
     ap.add_argument("--scifact-docs", type=int, default=0, help="0: the whole corpus (see the docstring)")
+    ap.add_argument("--xquad-limit", type=int, default=0, help="the first N XQuAD questions (0: all 1,190)")
     ap.add_argument("--sample", type=int, default=512, help="chunks per throughput pass")
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=2, help="ingest runs per backend")
+    ap.add_argument("--paragraphs", type=int, default=5, help="XQuAD paragraphs per article document")
     ap.add_argument("--work", default=None, help="keep indexes and the embedding cache here (reused)")
     ap.add_argument("--name", default="int8_backend")
     args = ap.parse_args()
@@ -194,10 +198,10 @@ def main() -> None:
         out["throughput"] = throughput(args.sample, args.passes)
         print(json.dumps(out["throughput"]), flush=True)
     if "ingest" in parts:
-        out["ingest"] = ingest(args.repeat, env, work)
+        out["ingest"] = ingest(args.repeat, env, work, args.paragraphs)
         print(json.dumps(out["ingest"]), flush=True)
     if parts & {"eval", "xquad"}:
-        out["xquad"] = eval_run(xquad_beir(work / "xquad"), "xquad", work / "eval", env)
+        out["xquad"] = eval_run(xquad_beir(work / "xquad"), "xquad", work / "eval", env, args.xquad_limit)
         print(json.dumps(out["xquad"]), flush=True)
     if parts & {"eval", "scifact"}:
         if args.scifact_docs:

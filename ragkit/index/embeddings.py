@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
 #: the backend of a new index or config (an index or config from before backends keeps ``torch``)
-DEFAULT_BACKEND = "torch"
+DEFAULT_BACKEND = "onnx-int8"
 
 
 def _check_model(owner: str, value: Any) -> str:
