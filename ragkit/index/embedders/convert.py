@@ -74,8 +74,9 @@ def ensure_int8(model_id: str, path: str, progress: Callable[[str, int, int], No
     source = Path(path)
     if not source.is_dir():
         raise ModelNotAvailableError(
-            f"the onnx-int8 backend converts a model folder on this machine; {path!r} is not one "
-            "(weights cannot be downloaded here)"
+            f"cannot load embedding model {model_id!r} with the onnx-int8 backend: {path!r} is not a model "
+            "folder on this machine, and weights cannot be downloaded here: pass a local directory holding "
+            "a sentence-transformers model (--model /path/to/model)"
         )
     max_len, dim = read_pooling(source)
     require("onnx", "converting the embedding model to int8")
