@@ -234,10 +234,10 @@ class Embedder:
             try:
                 time.sleep(after_s)
                 _ = self.model
-            except Exception as e:  # the first real use raises it again, where it can be shown
-                log.info("background load of %s failed: %s", self.model_id, e)
-            finally:
-                self._warming = False
+            except Exception as e:  # the first real use raises it again, where it can be shown; the
+                log.info("background load of %s failed: %s", self.model_id, e)  # background never retries
+                return
+            self._warming = False
 
         threading.Thread(target=load, name=f"warm-up {self.model_id}", daemon=True).start()
 

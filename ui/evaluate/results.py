@@ -28,8 +28,13 @@ PAGES = Path(__file__).resolve().parents[2] / "app_pages"
 
 
 def embedders_for(configs) -> dict:
-    """The app's shared embedders of these configs, keyed as the evaluation looks them up."""
-    return {(c.embedding_model, c.embedding_backend): resources.config_embedder(c) for c in configs}
+    """The app's shared embedders of these configs and of the citation check (float32), keyed as the
+    evaluation looks them up."""
+    from ragkit.evaluation.metrics.citations import CHECK_MODEL
+    from ragkit.index.embedders import LEGACY_BACKEND
+
+    out = {(c.embedding_model, c.embedding_backend): resources.config_embedder(c) for c in configs}
+    return {(CHECK_MODEL, LEGACY_BACKEND): resources.embedder(CHECK_MODEL), **out}
 
 
 def progress_callback(bar):
