@@ -101,6 +101,19 @@ def title_block(tree: Any) -> list[str]:
     return out
 
 
+def plain_inline(tree: Any) -> int:
+    """Superscripts, subscripts and emphasis around a lone symbol as the plain text the page shows ("[1]",
+    "x2", "^"): the extractor would write them as ``<sup>`` tags and ``**^**``, markup the page does not
+    show. Returns how many."""
+    n = 0
+    for el in tree.xpath("//sup | //sub | //b | //strong | //i | //em"):
+        text = "".join(el.itertext())
+        if el.tag in ("sup", "sub") or (text.strip() and not re.search(r"\w", text)):
+            el.tag = "span"
+            n += 1
+    return n
+
+
 def keep_captions(tree: Any) -> int:
     """A figure's caption as a paragraph (the extractor drops figures, and their captions with them)."""
     n = 0
@@ -176,6 +189,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     heading = title_block(tree)
     keep_bylines(tree)
     keep_captions(tree)
+    plain_inline(tree)
     text = trafilatura.extract(
         tree,
         output_format="markdown",

@@ -466,17 +466,22 @@ def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None
         assert llm.requests, "the generator never called the scripted LLM"
         no_traceback(page)
         # edit the first question and keep it, whatever the critique said (the reviewer decides)
+        review = panel.get_by_role("combobox", name="Review question")
         question = panel.get_by_label("Question", exact=True)
+        first = re.sub(r"^1\. \[\w+\] ", "", review.input_value()).strip()
+        expect(question).to_have_value(re.compile("^" + re.escape(first)))  # its form is drawn: edit it
         question.fill("What does the typewriter history say about Sholes?")
+        expect(question).to_have_value("What does the typewriter history say about Sholes?")
         panel.get_by_text("keep", exact=True).click()
         panel.get_by_role("button", name="Apply").click()
         settle(page)
-        review = panel.get_by_role("combobox", name="Review question")
         expect(review).to_have_value(re.compile(r"^1\. \[accepted\] What does the typewriter history say"))
         # reject a question the critique accepted
         picked = choose(page, panel, "Review question", re.compile(r"^(?!1\. )\d+\. \[accepted\]"))
-        number = picked.split(".")[0]
+        number, text = picked.split(".")[0], re.sub(r"^\d+\. \[\w+\] ", "", picked).strip()
+        expect(question).to_have_value(re.compile("^" + re.escape(text)))  # the picked question's form
         panel.get_by_text("reject", exact=True).click()
+        expect(panel.get_by_role("radio", name="reject")).to_be_checked()
         panel.get_by_role("button", name="Apply").click()
         settle(page)
         expect(review).to_have_value(re.compile(rf"^{number}\. \[rejected\]"))

@@ -30,3 +30,19 @@ def test_html_main_content_is_kept_and_boilerplate_dropped():
 def test_a_page_whose_charset_is_declared_in_html_is_decoded_by_it():
     doc = load_document(FIXTURES / "latin1.html")
     assert "bibliothèque municipale est ouverte du mardi au samedi" in doc.text and "café crème" in doc.text
+
+
+def test_superscripts_and_emphasised_symbols_read_as_the_page_shows_them():
+    """Wikipedia's reference marks and back-links: "[1]" and "^" as text, not ``<sup>`` or ``**^**``."""
+    from ragkit.ingestion.fidelity import markup_leaks
+    from ragkit.ingestion.html import html_to_document
+
+    page = (
+        b"<html><body><article><h1>Water</h1><p>Water is H<sub>2</sub>O and E = mc<sup>2</sup>, as shown."
+        b"<sup>[1]</sup> More words of prose make this an article about water and energy.</p>"
+        b"<ol><li><b>^</b> A reference to a book about <b>physics</b>.</li></ol></article></body></html>"
+    )
+    text = html_to_document("water.html", page).text
+    assert "H2O" in text and "mc2, as shown.[1]" in text and "^ A reference" in text
+    assert "**physics**" in text  # emphasis of a word is the page's own
+    assert not markup_leaks(text)
