@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,8 @@ DOCS = {
     "d2": ("Photosynthesis", "Plants convert light, water and carbon dioxide into sugar and oxygen."),
     "d3": ("Volcanoes", "Magma rising through the crust erupts as lava from volcanic vents."),
 }
+#: what .gitignore keeps out of a clone
+CLONE_LEAVES_OUT = (".git", ".venv", "*.egg-info", "build", "dist", "__pycache__", ".*_cache", "indexes")
 QUERIES = {
     "1": ("What hormone controls blood sugar?", "d1"),
     "2": ("What comes out of volcanic vents?", "d3"),
@@ -58,7 +61,9 @@ def work(tmp_path_factory) -> Path:
     )
     (docs / "plants.md").write_text("# Plants\n\nPhotosynthesis turns light into chemical energy.\n")
     pdf = pymupdf.open()
-    pdf.new_page().insert_text((72, 72), "Volcanoes erupt when magma rises through the crust.")
+    # a word broken at a line end: the packaged word list says it is "well-known", not "wellknown"
+    text = "Volcanoes erupt when magma rises through the crust.\nMount Etna is a well-\nknown volcano."
+    pdf.new_page().insert_text((72, 72), text)
     pdf.save(docs / "volcanoes.pdf")
     beir = root / "beir"
     (beir / "qrels").mkdir(parents=True)
@@ -114,7 +119,8 @@ def test_the_bm25_cli_runs_on_the_core_alone(core, work, tmp_path):
             "what erupts from volcanoes", cwd=work,
         )  # fmt: skip
         assert found.returncode == 0, found.stderr
-        assert json.loads(found.stdout)["hits"][0]["source"] == "docs/volcanoes.pdf"
+        hit = json.loads(found.stdout)["hits"][0]
+        assert hit["source"] == "docs/volcanoes.pdf" and "a well-known volcano" in hit["text"]
     out = tmp_path / "eval.json"
     done = run(
         core, "eval", "retrieval", "--dataset", "beir", "--retriever", "bm25", "--index-root",
@@ -197,12 +203,15 @@ def test_the_app_runs_on_core_and_app_and_says_answering_needs_dense(tmp_path_fa
 
 @pytest.mark.slow
 def test_pip_install_of_the_checkout_runs_the_bm25_cli(tmp_path, work):
-    """A real ``pip install .`` (no extras) into a fresh venv, from whatever index pip is configured with:
-    the console script ingests a PDF (the packaged word list included) and searches it with BM25."""
+    """A real ``pip install .`` (no extras) of a fresh checkout into a fresh venv, from whatever index pip
+    is configured with: the console script ingests a PDF (read with the word list the wheel must carry)
+    and searches it with BM25."""
+    checkout = tmp_path / "checkout"  # what a clone holds: no egg-info from an editable install here
+    shutil.copytree(ROOT, checkout, ignore=shutil.ignore_patterns(*CLONE_LEAVES_OUT))
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(ROOT)],
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(checkout)],
         capture_output=True, text=True, timeout=1200,
     )  # fmt: skip
     if pip.returncode != 0 and "satisfies the requirement setuptools" in pip.stdout + pip.stderr:
@@ -225,4 +234,5 @@ def test_pip_install_of_the_checkout_runs_the_bm25_cli(tmp_path, work):
         [ragkit, "search", "--index", str(index), "--retriever", "bm25", "--json", "magma crust"],
         capture_output=True, text=True, cwd=work,
     )  # fmt: skip
-    assert json.loads(found.stdout)["hits"][0]["source"] == "docs/volcanoes.pdf"
+    hit = json.loads(found.stdout)["hits"][0]
+    assert hit["source"] == "docs/volcanoes.pdf" and "a well-known volcano" in hit["text"]
