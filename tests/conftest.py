@@ -73,6 +73,15 @@ def embedder(tmp_path_factory: pytest.TempPathFactory):
     return emb
 
 
+@pytest.fixture(scope="session")
+def int8_model(_isolated_cache) -> None:
+    """The int8 model (the default backend of new indexes) converted once per session, before any app or
+    CLI process of the session needs it: they share the session's cache dir and find it there."""
+    from ragkit.index.embeddings import Embedder
+
+    Embedder(backend="onnx-int8", cache=False).warm_up()
+
+
 class FakeEmbedder:
     """Deterministic unit vectors from a hash of the text: the Embedder interface without a model."""
 

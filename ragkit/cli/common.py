@@ -67,7 +67,9 @@ def run_interruptible(work: Callable[[Any, Callable[[], bool]], Any]) -> Any:
         signal.signal(signal.SIGINT, previous)
 
 
-def add_model_args(p: argparse.ArgumentParser) -> None:
+def add_model_args(p: argparse.ArgumentParser, backend: str | None = None) -> None:
+    """``--model``, ``--dtype``, ``--cache-dir``; with ``backend`` (its help) also ``--embedding-backend``
+    (commands whose config flags include the index's fields get that flag from them)."""
     p.add_argument(
         "--model",
         default=None,
@@ -77,21 +79,42 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--dtype",
         default="float32",
         choices=[*DTYPES, "auto"],
-        help="embedding precision of a new index (bfloat16 is faster on AMX CPUs; auto picks it where the "
-        "CPU has native bf16); an existing index keeps its own",
+        help="embedding precision of a new index with the torch backend (bfloat16 is faster on AMX CPUs; "
+        "auto picks it where the CPU has native bf16); an existing index keeps its own",
     )
     p.add_argument(
         "--cache-dir",
         default=None,
         help="embedding cache directory (default $RAGKIT_CACHE_DIR or ~/.cache/ragkit)",
     )
+    if backend is not None:
+        from dataclasses import replace
+
+        from ragkit.cli.flags import add_option
+        from ragkit.pipeline.fields import FIELDS
+
+        add_option(p, replace(FIELDS["embedding_backend"], help=backend), "f_embedding_backend")
 
 
-def embedder_from_args(args: argparse.Namespace, model: str | None = None) -> Any:
+def index_backend(index: str | Path) -> str | None:
+    """The embedding backend an existing index was built with (None: no index there yet)."""
+    from ragkit.index.embedders import LEGACY_BACKEND
+    from ragkit.index.store import IndexStore
+
+    if not IndexStore.exists(index):
+        return None
+    return IndexStore.read_manifest(index)["embedding"].get("backend", LEGACY_BACKEND)
+
+
+def embedder_from_args(args: argparse.Namespace, model: str | None = None, backend: str | None = None) -> Any:
+    """The embedder the flags ask for; its backend is the ``--embedding-backend`` flag's, else ``backend``
+    (an index's own, or a config's), else the declared default."""
     from ragkit.index.embeddings import Embedder
+    from ragkit.pipeline.fields import FIELDS
 
     cache = Path(args.cache_dir) / "embeddings.sqlite" if args.cache_dir else None
-    return Embedder(model or args.model, dtype=args.dtype, cache=cache)
+    backend = getattr(args, "f_embedding_backend", None) or backend or FIELDS["embedding_backend"].default
+    return Embedder(model or args.model, dtype=args.dtype, cache=cache, backend=backend)
 
 
 def add_store_args(p: argparse.ArgumentParser, new: bool = False) -> None:

@@ -2,8 +2,8 @@
 
 Layout of an index directory::
 
-    manifest.json            schema/ragkit version, model id + dimension, chunker spec, documents,
-                             and the generation whose data files are current
+    manifest.json            schema/ragkit version, model id, dimension and backend, chunker spec,
+                             documents, and the generation whose data files are current
     documents-<gen>.jsonl    parsed pages per document (lets us re-chunk and highlight without re-parsing)
     chunks-<gen>.jsonl       one chunk per line, row i <-> vectors row i
     vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows (``local`` store only)
@@ -75,15 +75,14 @@ class IndexStore:
         chunker: dict[str, Any],
         embedding_dtype: str = "float32",
         store: dict[str, Any] | None = None,
+        embedding_backend: str = "torch",  # an index from before backends were recorded was torch
     ) -> None:
         self.path = Path(path)
         self.store = index_spec(store or store_spec(), self.path, model_id)  # a server collection named
         self._vectors_adapter: VectorStore | None = None
         self._pending: set[str] = set()  # doc_ids added since the last save (their points are not written)
-        self.model_id = model_id
-        self.dimension = dimension
-        self.chunker = chunker
-        self.embedding_dtype = embedding_dtype
+        self.model_id, self.dimension, self.chunker = model_id, dimension, chunker
+        self.embedding_dtype, self.embedding_backend = embedding_dtype, embedding_backend
         self.created_at = _now()
         self.updated_at = self.created_at
         self.generation = 0
@@ -141,9 +140,8 @@ class IndexStore:
                 f"index {path} holds {emb['dimension']}-dimensional vectors but the embedder "
                 f"produces {dimension}: use the model the index was built with ({emb['model']})"
             )
-        store = cls(
-            path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"), m.get("store")
-        )
+        store = cls(path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"),
+                    m.get("store"), emb.get("backend", "torch"))  # fmt: skip
         store.created_at = m.get("created_at", store.created_at)
         store.updated_at = m.get("updated_at", store.updated_at)
         store.generation = m["generation"]
@@ -252,6 +250,7 @@ class IndexStore:
             "model": self.model_id,
             "dimension": self.dimension,
             "embedding_dtype": self.embedding_dtype,
+            "embedding_backend": self.embedding_backend,
             "store": self.store_description,
             "chunker": self.chunker,
             "created_at": self.created_at,
@@ -318,10 +317,9 @@ class IndexStore:
         if _manifest_generation(self.path) == self.generation:
             return
         fresh = IndexStore.open(self.path)
-        if (fresh.model_id, fresh.dimension) != (self.model_id, self.dimension):
-            raise ModelMismatchError(
-                f"index {self.path} was rebuilt with embedding model {fresh.model_id!r} by another process"
-            )
+        theirs = (fresh.model_id, fresh.dimension, fresh.embedding_backend)
+        if theirs != (self.model_id, self.dimension, self.embedding_backend):
+            raise ModelMismatchError(f"index {self.path} was rebuilt with {theirs[::2]} by another process")
         if fresh.store != self.store:
             raise IndexStoreError(
                 f"index {self.path} was moved to {fresh.store_description} by another process"
@@ -368,6 +366,7 @@ class IndexStore:
                 "model": self.model_id,
                 "dimension": self.dimension,
                 "dtype": self.embedding_dtype,
+                "backend": self.embedding_backend,
             },
             "chunker": self.chunker,
             "store": self.store,

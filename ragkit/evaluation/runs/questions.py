@@ -27,7 +27,7 @@ from ragkit.evaluation.runs.config_run import (
     index_bytes,
     index_for,
 )
-from ragkit.index.embeddings import Embedder
+from ragkit.index.embeddings import shared_embedder
 from ragkit.index.lexical import needs_vectors
 from ragkit.llms import key_for
 from ragkit.pipeline.config import PipelineConfig
@@ -60,9 +60,8 @@ class QuestionRunner:
         store, self.emb = index_for(qset, config, embedders, index_root, progress, vectors)
         self.index_bytes = index_bytes(store, vectors)
         self.evidence = self._evidence_on(store)
-        if CHECK_MODEL not in embedders:
-            embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
-        self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)
+        # the citation check's own model, in float32 (its thresholds were measured on that scale)
+        self.check_emb = shared_embedder(embedders, CHECK_MODEL)
         for j in (judge, judge2):
             if j is not None and j.embedder is None:
                 j.embedder = self.emb  # answer relevancy and correctness use the pipeline's model
