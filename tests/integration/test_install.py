@@ -80,12 +80,16 @@ def work(tmp_path_factory) -> Path:
 
 
 def test_the_core_venv_holds_no_optional_package(core, work):
+    """None but what a core dependency brings itself (onnxruntime, which pymupdf requires)."""
     from ragkit.core.optional import PACKAGES
 
-    code = "import importlib.util as u, sys; print([m for m in sys.argv[1:] if u.find_spec(m)])"
-    done = python_in(core, "-c", code, *PACKAGES, cwd=work)
+    code = "import importlib.util as u, sys; print(json.dumps([m for m in sys.argv[1:] if u.find_spec(m)]))"
+    done = python_in(core, "-c", f"import json; {code}", *PACKAGES, cwd=work)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
+    found = set(json.loads(done.stdout))
+    core_closure = clean_venv.closure(clean_venv.ragkit_requirements(()))
+    assert found == {m for m, (dist, _) in PACKAGES.items() if clean_venv.normalize(dist) in core_closure}
+    assert not found & set(DENSE)
 
 
 def test_every_ragkit_module_imports_on_the_core_alone(core, work):
