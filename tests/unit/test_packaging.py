@@ -63,7 +63,9 @@ def scan(rel: str, source: str) -> list[Use]:
     out: list[Use] = []
 
     def visit(node: ast.AST) -> None:
-        if _is_type_checking(node):
+        if _is_type_checking(node):  # its body never runs; an else branch does
+            for child in getattr(node, "orelse", []):
+                visit(child)
             return
         modules: list[str] = []
         if isinstance(node, ast.Import):
@@ -216,11 +218,15 @@ def test_requirements_pin_every_direct_dependency_to_what_is_installed():
 
 def test_the_scan_sees_imports_in_functions_and_skips_type_checking():
     source = (
-        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import torch\n"
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import torch\nelse:\n    import scipy\n"
         "def f():\n    import faiss\n    return require('lxml.etree', 'x', extra='formats')\n"
     )
     found = [(u.module, u.via, u.extra) for u in scan("ragkit/sample.py", source)]
-    assert found == [("faiss", "import", None), ("lxml.etree", "require", "formats")]
+    assert found == [
+        ("scipy", "import", None),
+        ("faiss", "import", None),
+        ("lxml.etree", "require", "formats"),
+    ]
 
 
 def test_a_missing_optional_package_names_the_install(monkeypatch, tmp_path):
