@@ -302,6 +302,10 @@ def choose(
     if spec.expects == "code":
         code = next((s for s in scored[:8] if s.unit.kind == "code" and s.score >= 0.6 * best.score), None)
         best = code or best
+    if spec.expects in FRONT_KINDS and not best.unit.front and "author" in spec.text.lower():
+        # "who wrote …" about a document: its byline answers, over a name its body happens to hold
+        front = next((s for s in scored[:8] if s.unit.front and s.kind and s.score >= 0.8 * best.score), None)
+        best = front or best
     chosen = [best]
     if spec.expects == "date" and not best.kind and best.unit.kind == "sentence":
         # the date on a line of its own just before the sentence on the topic (a transcript's or a
