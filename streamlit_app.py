@@ -1,4 +1,5 @@
-"""ragkit — Streamlit entry point: page config, navigation and the shared sidebar. Layout only."""
+"""ragkit — Streamlit entry point: page config, navigation and the shared sidebar. Layout only. Needs
+``pip install 'ragkit[app]'``; answering needs ``ragkit[dense]`` too, and a page says so where it does."""
 
 from pathlib import Path
 

@@ -21,6 +21,7 @@ from ragkit.cli.common import (
     store_from_args,
 )
 from ragkit.cli.flags import add_chunker_flags, add_option, chunker_settings, config_from_args
+from ragkit.core.errors import ConfigError, IndexStoreError, MissingDependencyError
 from ragkit.ingestion.chunkers import OPTIONS as CHUNKER_OPTIONS
 from ragkit.ingestion.parsing import OPTIONS as PARSE_OPTIONS
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
@@ -60,6 +61,12 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
+    p.add_argument(
+        "--text-only",
+        action="store_true",
+        help="a new index without vectors, for BM25 alone: nothing is embedded and no model is loaded "
+        "(an index built so stays text only; search it with --retriever bm25)",
+    )
     add_store_args(p, new=True)
     add_model_args(p, backend="how chunks are embedded: the index's own backend (an existing index "
                    "refuses another), the config's, or the default for a new index")  # fmt: skip
@@ -111,6 +118,33 @@ def parse_settings_from_args(args: argparse.Namespace) -> Any:
     return ParseSettings(**{**base.__dict__, **{k: v for k, v in given.items() if v is not None}})
 
 
+def ingest_embedder(args: argparse.Namespace) -> Any:
+    """What ``ingest`` embeds with: nothing for a text-only index (``--text-only``, or an index built so),
+    else the model the flags name."""
+    from ragkit.index.lexical import TEXT_ONLY, is_text_only
+    from ragkit.index.manifest import read_manifest
+    from ragkit.index.store import IndexStore
+
+    existing = read_manifest(args.index) if IndexStore.exists(args.index) else None
+    text_only = existing is not None and is_text_only(existing)
+    if args.text_only and existing is not None and not text_only:
+        raise IndexStoreError(
+            f"index {args.index} holds vectors ({existing['embedding']['model']}): --text-only starts a new "
+            "index; ingest into a new index directory"
+        )
+    if not (args.text_only or text_only):
+        backend = index_backend(args.index)  # an index keeps its own (a flag asking for another is refused)
+        if backend is None and args.config:
+            backend = config_from_args(args).embedding_backend
+        return embedder_from_args(args, backend=backend)
+    if args.model or args.dtype != "float32" or args.f_embedding_backend or store_from_args(args) is not None:
+        raise ConfigError(
+            "a text-only index holds no vectors: --model, --dtype, --embedding-backend and the vector store "
+            "flags do not apply"
+        )
+    return TEXT_ONLY
+
+
 def cmd_ingest(args: argparse.Namespace) -> int:
     from ragkit.index.ingest import ingest_paths, open_or_create
 
@@ -121,13 +155,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         os.environ[ALLOW_ENV] = opened
         FetchPolicy.from_env()  # an unreadable entry fails here, before any work
     chunker = chunker_from_args(args)
-    backend = index_backend(args.index)  # an index keeps its own (a flag asking for another is refused)
-    if backend is None and args.config:
-        backend = config_from_args(args).embedding_backend
-    embedder = embedder_from_args(args, backend=backend)  # loaded when a chunk needs embedding, if ever
-    store, chunker = open_or_create(args.index, embedder, chunker, store_from_args(args))
+    embedder = ingest_embedder(args)  # loaded when a chunk needs embedding, if ever
     progress, close = progress_bar(not args.no_progress and not args.json)
     try:
+        store, chunker = open_or_create(args.index, embedder, chunker, store_from_args(args))
         report = ingest_paths(
             store,
             args.files,
@@ -139,6 +170,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             on_wait=say,
             settings=parse_settings_from_args(args),
         )
+    except MissingDependencyError as e:
+        if e.extra != "dense":
+            raise
+        raise MissingDependencyError(f"{e}; or ingest with --text-only, for BM25 alone", e.extra) from None
     finally:
         close()
     if args.json:

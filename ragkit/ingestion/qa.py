@@ -21,6 +21,7 @@ from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
+from ragkit.core.optional import require
 from ragkit.core.types import Chunk, Document, Hit, Page, Span
 
 MIN_CODE_CHARS = 40
@@ -102,10 +103,9 @@ def to_markdown(body: str) -> str:
         r"</?(p|pre|code|ul|ol|li|br|a|div|h\d|blockquote|em|strong)\b", body, re.I
     ):
         return body
-    import lxml.html
-
+    lxml_html = require("lxml.html", "reading HTML answers in a Q&A file")
     try:
-        root = lxml.html.fragment_fromstring(body, create_parent="div")
+        root = lxml_html.fragment_fromstring(body, create_parent="div")
     except Exception:
         return re.sub(r"<[^>]+>", "", body)
     out: list[str] = []

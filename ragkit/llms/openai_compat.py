@@ -9,7 +9,6 @@ typed ragkit error that says what to do.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import time
@@ -120,7 +119,7 @@ class ChatCompletionsLLM:
         return kw
 
     def _call(self, fn: Callable[[], Any]) -> Any:
-        module = importlib.import_module(self.sdk)
+        module = require(self.sdk, f"the {self.name} backend")
         for attempt in range(self.max_retries + 1):
             try:
                 return fn()
@@ -150,7 +149,7 @@ class ChatCompletionsLLM:
             return None
 
     def _translate(self, e: Exception) -> LLMError | ModelNotAvailableError:
-        m = importlib.import_module(self.sdk)
+        m = require(self.sdk, f"the {self.name} backend")
         where = self.base_url or self.default_where
         if isinstance(e, m.AuthenticationError):
             return LLMAuthError(

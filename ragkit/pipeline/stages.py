@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from ragkit.core.optional import require
 from ragkit.core.options import Option
 from ragkit.core.types import Hit, Message
 from ragkit.llms import capabilities
@@ -242,9 +243,9 @@ def fuse_hit_lists(lists: Sequence[Sequence[Hit]], top_k: int, k: float = 60.0) 
 
 @lru_cache(maxsize=4)
 def _wordpiece() -> Any:
-    from transformers import AutoTokenizer
-
     from ragkit.index.embeddings import DEFAULT_MODEL, resolve_model_path
+
+    AutoTokenizer = require("transformers", "counting tokens for the context budget").AutoTokenizer
 
     return AutoTokenizer.from_pretrained(resolve_model_path(DEFAULT_MODEL))
 

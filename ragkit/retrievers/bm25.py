@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.errors import ConfigError
-from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
 from ragkit.index.lexical import holds_no_vectors
@@ -250,7 +249,7 @@ def _okapi_class():
     if _OKAPI is None:
         import math
 
-        BM25Okapi = require("rank_bm25", "the rank_bm25 engine").BM25Okapi
+        from rank_bm25 import BM25Okapi  # a core dependency, like bm25s
 
         class LuceneIdfBM25Okapi(BM25Okapi):
             def _calc_idf(self, nd: dict[str, int]) -> None:

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 from ragkit.core.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.optional import require
 from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
 from ragkit.retrievers.base import Retriever, Timings, timed, warm_up
@@ -49,7 +50,7 @@ class CrossEncoderReranker:
         return self._model
 
     def _load(self):
-        from sentence_transformers import CrossEncoder
+        CrossEncoder = require("sentence_transformers", "the cross-encoder reranker").CrossEncoder
 
         name = os.path.expanduser(self.model_name)
         is_path = name.startswith(("/", "./", "../")) or os.path.exists(name)

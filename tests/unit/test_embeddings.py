@@ -142,5 +142,5 @@ def test_a_missing_onnx_is_one_line_naming_the_install(tmp_path, monkeypatch):
         _ = Embedder(backend="onnx-int8", cache=False).dimension
     assert str(e.value) == (
         "converting the embedding model to int8 needs the package onnx, which is not installed: "
-        "pip install 'ragkit[int8]' (or pip install onnx)"
+        "pip install 'ragkit[dense]' (or pip install onnx)"
     )

@@ -29,6 +29,8 @@ STAGE = "converting the embedding model to int8 (once)"
 #: the next use converts anew instead of reading a model made another way)
 RECIPE = "onnx-opset17+dynamic-int8-per-channel-matmul"
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+#: what converting imports (all in the dense extra): the export runs the model with torch
+CONVERTS_WITH = ("torch", "transformers", "onnx", "onnxruntime")
 
 
 def models_dir() -> Path:
@@ -71,6 +73,8 @@ def ensure_int8(model_id: str, path: str, progress: Callable[[str, int, int], No
     target = int8_dir(model_id, path)
     if is_converted(target):
         return target
+    for module in CONVERTS_WITH:  # first: without them, the packaged weights are missing too
+        require(module, "converting the embedding model to int8")
     source = Path(path)
     if not source.is_dir():
         raise ModelNotAvailableError(
@@ -79,8 +83,6 @@ def ensure_int8(model_id: str, path: str, progress: Callable[[str, int, int], No
             "a sentence-transformers model (--model /path/to/model)"
         )
     max_len, dim = read_pooling(source)
-    require("onnx", "converting the embedding model to int8")
-    require("onnxruntime", "the onnx-int8 embedding backend")
     with file_lock(target.parent / f".{target.name}.lock", f"the int8 model {target.name}"):
         if is_converted(target):  # another process converted it while this one waited
             return target
@@ -102,9 +104,10 @@ def ensure_int8(model_id: str, path: str, progress: Callable[[str, int, int], No
 
 def _convert(source: Path, out: Path, progress: Callable[[str, int, int], None] | None) -> None:
     """Export ``source`` to ONNX (float32, in ``out``), then quantise it to ``out/model.onnx``."""
-    import torch
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel
+    torch = require("torch", "converting the embedding model to int8")
+    quantization = require("onnxruntime.quantization", "converting the embedding model to int8")
+    QuantType, quantize_dynamic = quantization.QuantType, quantization.quantize_dynamic
+    AutoModel = require("transformers", "converting the embedding model to int8").AutoModel
 
     def step(done: int) -> None:
         if progress:

@@ -77,7 +77,7 @@ class OnnxInt8Backend:
         "onnx-int8",
         "the same model quantised to int8 (per channel) and run by ONNX Runtime: about twice as fast here",
         in_process=True,
-        extras={"pip": "int8"},
+        extras={"pip": "dense"},
     )
 
     @staticmethod

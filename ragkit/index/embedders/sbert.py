@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.optional import require
 from ragkit.core.options import Component
 from ragkit.index.embedders.threads import tune_threads
 
@@ -34,9 +35,8 @@ class TorchBackend:
     @staticmethod
     def load(model_id: str, path: str, dtype: str, device: str, progress: Any = None) -> Any:
         """A ``SentenceTransformer`` (its ``encode`` and ``get_embedding_dimension`` are what is used)."""
-        import torch
-        from sentence_transformers import SentenceTransformer
-
+        torch = require("torch", "the embedding model (torch backend)")
+        SentenceTransformer = require("sentence_transformers", "the embedding model").SentenceTransformer
         tune_threads()
         kwargs: dict[str, Any] = {}
         if dtype == "bfloat16":

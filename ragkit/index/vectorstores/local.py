@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.errors import IndexStoreError
+from ragkit.core.optional import require
 from ragkit.core.options import Component
 from ragkit.index.vectorstores.base import StoreKind
 
@@ -43,8 +44,7 @@ class LocalFaissStore:
     def index(self, exact: bool, m: int = 32) -> Any:
         """The FAISS index for the current vectors (exact, or HNSW of degree ``m``), built once per
         version of the index."""
-        import faiss
-
+        faiss = require("faiss", "dense search over local vectors")
         key = ("flat", 0) if exact else ("hnsw", m)
         version = self._version()
         cached = self._faiss.get(key)

@@ -170,7 +170,8 @@ class MilvusServerStore:
         return True
 
     def _create(self) -> None:
-        from pymilvus import DataType, MilvusClient
+        pymilvus = require("pymilvus", "a Milvus store")
+        DataType, MilvusClient = pymilvus.DataType, pymilvus.MilvusClient
 
         schema = MilvusClient.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=64)

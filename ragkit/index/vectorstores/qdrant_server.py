@@ -15,6 +15,11 @@ from ragkit.index.vectorstores.base import _BATCH, API_KEY_ENV, _payload, _rows,
 from ragkit.ingestion.netpolicy import policy_client_kwargs, refusal, service_policy
 
 
+def _models() -> Any:
+    """``qdrant_client.models`` (the request types), or the error naming the install."""
+    return require("qdrant_client.models", "a Qdrant server store")
+
+
 class QdrantServerStore:
     """A Qdrant server or cluster through ``qdrant-client`` (REST). One collection per index.
 
@@ -101,8 +106,7 @@ class QdrantServerStore:
         if not exists:
             if not create:
                 return False
-            from qdrant_client import models
-
+            models = _models()
             self._call(
                 "create the collection",
                 self.client.create_collection,
@@ -130,8 +134,7 @@ class QdrantServerStore:
     def upsert(
         self, doc_id: str, chunk_ids: Sequence[str], vectors: np.ndarray, texts: Sequence[str]
     ) -> None:
-        from qdrant_client import models
-
+        models = _models()
         self._ensure(create=True)
         vectors = np.asarray(vectors, dtype=np.float32)
         for start in range(0, len(chunk_ids), _BATCH):
@@ -144,14 +147,12 @@ class QdrantServerStore:
             self._call("upsert points", self.client.upsert, self.collection, points=points, wait=True)
 
     def _doc_filter(self, doc_ids: list[str], negate: bool) -> Any:
-        from qdrant_client import models
-
+        models = _models()
         cond = models.FieldCondition(key="doc_id", match=models.MatchAny(any=doc_ids))
         return models.Filter(must_not=[cond]) if negate else models.Filter(must=[cond])
 
     def delete_documents(self, doc_ids: Iterable[str]) -> None:
-        from qdrant_client import models
-
+        models = _models()
         ids = list(doc_ids)
         if ids and self._ensure(create=False):
             selector = models.FilterSelector(filter=self._doc_filter(ids, False))
@@ -160,8 +161,7 @@ class QdrantServerStore:
             )
 
     def retain_only(self, doc_ids: Iterable[str]) -> None:
-        from qdrant_client import models
-
+        models = _models()
         ids = list(doc_ids)
         if not self._ensure(create=False):
             return
@@ -178,8 +178,7 @@ class QdrantServerStore:
         self, vector: np.ndarray, k: int, exact: bool, ef: int | None, m: int = 32
     ) -> list[tuple[str, float]]:
         """Qdrant's own HNSW (its graph degree is the collection's; ``m`` is not used)."""
-        from qdrant_client import models
-
+        models = _models()
         if not self._ensure(create=False):
             return []
         response = self._call(
