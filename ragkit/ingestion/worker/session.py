@@ -1,0 +1,200 @@
+"""Parse sessions: the files of one batch parsed, one after another, by one warm worker that nobody else
+has used; the next file can be handed over while the caller works on the last one (one in flight).
+
+A worker serves only its session (files of another batch, another user, never meet it); it is replaced
+after a breach, a crash or a parser failure, and when its memory grew by more than ``RECYCLE_MB`` (a
+fragmented heap). A pool keeps spare workers warm for a long-lived process (the app) so a batch or a web
+answer never waits for the parsers' imports; ``RAGKIT_PARSE_WORKERS`` (default 2) bounds how many
+sessions parse at once, so simultaneous bombs cost at most that many memory caps.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import os
+import queue
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ragkit.core.errors import DocumentError
+from ragkit.core.types import Document
+from ragkit.ingestion.limits import Limits
+from ragkit.ingestion.worker.process import Breach, WorkerProcess
+from ragkit.ingestion.worker.protocol import Request
+
+RECYCLE_MB = 256
+WORKERS_ENV = "RAGKIT_PARSE_WORKERS"
+READY_TIMEOUT_S = 180.0  # the parsers' imports, on a busy machine
+
+PageCallback = Callable[[int, int], None]
+
+
+class WorkerPool:
+    """Spare warm workers (none unless :meth:`keep_warm` asked for them) and the bound on live sessions."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._spares: list[WorkerProcess] = []
+        self._keep = 0
+        self._live: set[WorkerProcess] = set()
+        slots = int(os.environ.get(WORKERS_ENV, "2") or 2)
+        self.slots = threading.BoundedSemaphore(max(1, slots))
+
+    def keep_warm(self, n: int = 1, wait: float = 0.0) -> None:
+        """Keep ``n`` workers started ahead with every parser imported, so a batch or a web answer begins
+        without waiting for imports; ``wait``: seconds to wait for them to be ready."""
+        with self._lock:
+            self._keep = n
+        self._refill(Limits.from_env().memory_mb)
+        deadline = time.monotonic() + wait
+        for w in list(self._spares):
+            w.ready.wait(max(0.0, deadline - time.monotonic()))
+
+    def take(self, memory_mb: float) -> WorkerProcess:
+        """A worker no one has used: a warm spare with the same memory cap, else a new one."""
+        with self._lock:
+            spare = next((w for w in self._spares if w.alive and w.memory_mb == memory_mb), None)
+            if spare is not None:
+                self._spares.remove(spare)
+        worker = spare or WorkerProcess(memory_mb)
+        with self._lock:
+            self._live.add(worker)
+        self._refill(memory_mb)
+        return worker
+
+    def release(self, worker: WorkerProcess) -> None:
+        worker.kill()
+        with self._lock:
+            self._live.discard(worker)
+
+    def _refill(self, memory_mb: float) -> None:
+        with self._lock:
+            for w in [w for w in self._spares if not w.alive or w.memory_mb != memory_mb]:
+                w.kill()
+                self._spares.remove(w)
+            while len(self._spares) > self._keep:
+                self._spares.pop().kill()
+            while len(self._spares) < self._keep:
+                self._spares.append(WorkerProcess(memory_mb, warm=True))
+
+    def shutdown(self) -> None:
+        """Stop every worker (at exit; a worker also dies with its parent)."""
+        with self._lock:
+            workers, self._spares, self._live, self._keep = [*self._spares, *self._live], [], set(), 0
+        for w in workers:
+            w.kill()
+
+
+POOL = WorkerPool()
+atexit.register(POOL.shutdown)
+
+
+class ParseSession:
+    """``with ParseSession() as s: doc = s.parse(Request(...))``; or ``s.submit(req)`` … ``s.result()``
+    to let the worker parse while this thread does something else, calling ``s.pump()`` now and then
+    to pass on page progress. Errors are ``DocumentError``s naming the file."""
+
+    def __init__(self, pool: WorkerPool | None = None) -> None:
+        self.pool = pool or POOL
+        self._worker: WorkerProcess | None = None
+        self._pending: tuple[Request, PageCallback | None, Limits] | None = None
+        self._backlog: collections.deque[tuple[str, Any]] = collections.deque()
+        self._lock = threading.Lock()
+        self._slot = False  # a slot is taken with the first file, so a session that parses nothing is free
+        self.closed = False
+
+    def __enter__(self) -> ParseSession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the session's worker (a file in flight is abandoned: its waiter gets an error) and free its
+        slot; the session takes no more files."""
+        self.closed = True
+        if self._worker is not None:
+            self.pool.release(self._worker)
+            self._worker = None
+        if self._slot:
+            self._slot = False
+            self.pool.slots.release()
+
+    def parse(self, req: Request, on_page: PageCallback | None = None) -> Document:
+        """Parse one file and wait for it (thread-safe: concurrent callers take turns)."""
+        with self._lock:
+            self.submit(req, on_page)
+            return self.result()
+
+    def submit(self, req: Request, on_page: PageCallback | None = None) -> None:
+        """Hand one file to the worker and return at once."""
+        if self._pending is not None:
+            raise RuntimeError("a file is already being parsed in this session")
+        if self.closed:
+            raise DocumentError(req.name, "not parsed: the batch was stopped")
+        if not self._slot:
+            self.pool.slots.acquire()
+            self._slot = True
+        limits = Limits.from_env()
+        req.env = Limits.environment()
+        w = self._worker
+        if w is None or not w.alive or w.memory_mb != limits.memory_mb:
+            if w is not None:
+                self.pool.release(w)
+            w = self._worker = self.pool.take(limits.memory_mb)
+        self._backlog.clear()
+        self._pending = (req, on_page, limits)
+        w.send(req, limits)
+
+    def pump(self) -> None:
+        """Pass on the page progress the worker has sent so far, without waiting."""
+        if self._pending is None or self._worker is None:
+            return
+        while True:
+            try:
+                self._backlog.append(self._worker.events.get_nowait())
+            except queue.Empty:
+                break
+        self._deliver_pages()
+
+    def result(self) -> Document:
+        """Wait for the file handed over last: its document, or a ``DocumentError`` naming it."""
+        if self._pending is None or self._worker is None:
+            raise RuntimeError("no file is being parsed in this session")
+        req, _, _ = self._pending
+        w = self._worker
+        started = time.monotonic()
+        while True:
+            self._deliver_pages()
+            if self._backlog:
+                kind, payload = self._backlog.popleft()
+                break
+            try:
+                self._backlog.append(w.events.get(timeout=0.1))
+            except queue.Empty:
+                if not w.ready.is_set() and time.monotonic() - started > READY_TIMEOUT_S:
+                    w.kill()
+                    kind, payload = "breach", Breach("the parse worker did not start: not indexed")
+                    break
+        self._pending = None
+        if kind == "done":
+            if payload.get("rss_kb", 0) > w.info.get("VmRSS", 0) + RECYCLE_MB * 1024:
+                self.pool.release(w)  # a heap that grew stays grown: the next file gets a fresh worker
+                self._worker = None
+            return Document.from_dict(payload["doc"])
+        if kind == "error":
+            raise DocumentError(payload["file"], payload["cause"])
+        self.pool.release(w)
+        self._worker = None
+        raise DocumentError(req.name, payload.cause)
+
+    def _deliver_pages(self) -> None:
+        """Page events at the head of the backlog, to the caller's callback (in the caller's thread)."""
+        on_page = self._pending[1] if self._pending else None
+        while self._backlog and self._backlog[0][0] == "page":
+            done, total = self._backlog.popleft()[1]
+            if on_page is not None:
+                on_page(done, total)
