@@ -195,3 +195,13 @@ def ingest_bytes(store: Any, files: Any, chunker: Any, embedder: Any) -> Any:
 
     parsed = [(n, guarded_parse(n, lambda d=d, n=n: parse_bytes(n, d))) for n, d in files]
     return ingest_documents(store, parsed, chunker, embedder)
+
+
+@pytest.fixture
+def warm_parse_worker():
+    """A parse worker kept warm, as a web-search pipeline's ``warm_up`` keeps one (and none after)."""
+    from ragkit.ingestion.worker import POOL
+
+    POOL.keep_warm(1, wait=120.0)
+    yield POOL
+    POOL.keep_warm(0)
