@@ -146,8 +146,10 @@ class Collection:
                 if progress:
                     progress(f"page {doc.source} ({settings.pdf_parser})", done, total)
 
-            req = Request(doc.source, path=str(blob), max_mb=float("inf"), root=str(blob.parent),
-                          settings=settings.__dict__)  # fmt: skip
+            mb = blob.stat().st_size / 1024 / 1024 + 1  # kept when it was uploaded: its size was checked then
+            req = Request(
+                doc.source, path=str(blob), max_mb=mb, root=str(blob.parent), settings=settings.__dict__
+            )
             parsed = session.parse(req, pages)
             cache.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(cache, lambda f: json.dump(parsed.to_dict(), f, ensure_ascii=False))

@@ -133,7 +133,26 @@ class _Pages:
             write_json(self.fd, {"event": "page", "done": done, "total": total})
 
 
-def _answer(req: Request, fd_out: int, limit: int) -> None:
+def _out_of_memory(e: BaseException) -> bool:
+    """Whether a ``MemoryError`` lies behind ``e`` (``raise … from None`` keeps it as the context)."""
+    seen: BaseException | None = e
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, MemoryError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _trimmed_rss() -> int:
+    """Resident memory (KB) once freed heap pages are handed back to the OS (glibc's ``malloc_trim``)."""
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).malloc_trim(0)
+    return status_kb().get("VmRSS", 0)
+
+
+def _answer(req: Request, fd_out: int, limit: int, base_kb: int) -> None:
     """Parse one request and send the document or the file's error; exits after a failure that may have
     left the process damaged (out of memory, a parser bug), so the next file gets a fresh worker."""
     from ragkit.core.errors import DocumentError
@@ -144,9 +163,12 @@ def _answer(req: Request, fd_out: int, limit: int) -> None:
 
     try:
         doc = parse(req, _Pages(fd_out))
-        body = {"event": "done", "doc": doc.to_dict(), "rss_kb": status_kb().get("VmRSS", 0)}
+        body = {"event": "done", "doc": doc.to_dict(), "grew_kb": _trimmed_rss() - base_kb}
         frame = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except DocumentError as e:
+        if _out_of_memory(e):  # a parser that reports a failed allocation as a bad file
+            write_json(fd_out, {"event": "memory"})
+            os._exit(3)
         write_json(fd_out, {"event": "error", "file": e.file, "cause": e.cause})
         return
     except MemoryError:
@@ -183,7 +205,7 @@ def serve(memory_mb: float, warm: bool, fd_in: int, fd_out: int) -> None:
         write_json(fd_out, {"event": "start"})  # the parent's clock for this file starts now
         _set_env(req.env)
         _cap_cpu(Limits.from_env().cpu_s)
-        _answer(req, fd_out, memory.limit)
+        _answer(req, fd_out, memory.limit, status_kb().get("VmRSS", 0))
         del req, data
 
 

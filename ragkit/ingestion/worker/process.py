@@ -191,7 +191,8 @@ class WorkerProcess:
 
     def _over_output(self, size: int) -> str:
         cap = f"{size_text(self._limits.output_mb)} cap ({ENV['output_mb'][0]})"
-        return f"parsing produced {size / 1024 / 1024:,.0f} MB of output, over the {cap}: refused"
+        mb = size / 1024 / 1024
+        return f"parsing produced {mb:,.{1 if mb < 10 else 0}f} MB of output, over the {cap}: refused"
 
     def _ended(self) -> None:
         """The worker closed its output: it exited (a CPU-time kill, a crash, a memory failure)."""

@@ -1,17 +1,19 @@
-"""Parse sessions: the files of one batch parsed, one after another, by one warm worker that nobody else
-has used; the next file can be handed over while the caller works on the last one (one in flight).
+"""Parse sessions: the files of one batch parsed, one after another, by one warm worker; the next file
+can be handed over while the caller works on the last one (one in flight).
 
-A worker serves only its session (files of another batch, another user, never meet it); it is replaced
-after a breach, a crash or a parser failure, and when its memory grew by more than ``RECYCLE_MB`` (a
-fragmented heap). A pool keeps spare workers warm for a long-lived process (the app) so a batch or a web
-answer never waits for the parsers' imports; ``RAGKIT_PARSE_WORKERS`` (default 2) bounds how many
-sessions parse at once, so simultaneous bombs cost at most that many memory caps.
+A worker is replaced after a breach, a crash or a parser failure, and when its memory grew by more than
+``RECYCLE_MB`` (a fragmented heap). In a process that serves visitors (the app) a worker serves one
+session only — another user's files never meet a worker that parsed someone else's — and a pool keeps a
+spare warm so a batch or a web answer never waits for the parsers' imports; in a process of one user (the
+CLI, a script) a healthy worker goes on to that user's next batch. ``RAGKIT_PARSE_WORKERS`` (default 2)
+bounds how many sessions parse at once, so simultaneous bombs cost at most that many memory caps.
 """
 
 from __future__ import annotations
 
 import atexit
 import collections
+import contextlib
 import os
 import queue
 import threading
@@ -25,7 +27,7 @@ from ragkit.ingestion.limits import Limits
 from ragkit.ingestion.worker.process import Breach, WorkerProcess
 from ragkit.ingestion.worker.protocol import Request
 
-RECYCLE_MB = 256
+RECYCLE_MB = 128
 WORKERS_ENV = "RAGKIT_PARSE_WORKERS"
 READY_TIMEOUT_S = 180.0  # the parsers' imports, on a busy machine
 
@@ -37,7 +39,8 @@ class WorkerPool:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._spares: list[WorkerProcess] = []
+        self._spares: list[WorkerProcess] = []  # warm, never used
+        self._idle: list[WorkerProcess] = []  # used by this process's one user, healthy
         self._keep = 0
         self._live: set[WorkerProcess] = set()
         slots = int(os.environ.get(WORKERS_ENV, "2") or 2)
@@ -54,21 +57,37 @@ class WorkerPool:
             w.ready.wait(max(0.0, deadline - time.monotonic()))
 
     def take(self, memory_mb: float) -> WorkerProcess:
-        """A worker no one has used: a warm spare with the same memory cap, else a new one."""
+        """A worker with this memory cap: this user's idle one (not when serving visitors), a warm spare no
+        one has used, else a new one."""
+        from ragkit.ingestion.netpolicy import serving_visitors
+
         with self._lock:
-            spare = next((w for w in self._spares if w.alive and w.memory_mb == memory_mb), None)
-            if spare is not None:
-                self._spares.remove(spare)
-        worker = spare or WorkerProcess(memory_mb)
+            if serving_visitors():  # never hand one user's worker to another
+                for w in self._idle:
+                    w.kill()
+                self._idle.clear()
+            pick = next((w for w in self._idle + self._spares if w.alive and w.memory_mb == memory_mb), None)
+            for pool in (self._idle, self._spares):
+                if pick in pool:
+                    pool.remove(pick)
+        worker = pick or WorkerProcess(memory_mb)
         with self._lock:
             self._live.add(worker)
         self._refill(memory_mb)
         return worker
 
-    def release(self, worker: WorkerProcess) -> None:
-        worker.kill()
+    def release(self, worker: WorkerProcess, healthy: bool = False) -> None:
+        """A session is done with ``worker``: kept for the same user's next batch when it is healthy and
+        this process serves no visitors, else stopped."""
+        from ragkit.ingestion.netpolicy import serving_visitors
+
         with self._lock:
             self._live.discard(worker)
+            keep = healthy and worker.alive and not serving_visitors() and not self._idle
+            if keep:
+                self._idle.append(worker)
+        if not keep:
+            worker.kill()
 
     def _refill(self, memory_mb: float) -> None:
         with self._lock:
@@ -83,7 +102,8 @@ class WorkerPool:
     def shutdown(self) -> None:
         """Stop every worker (at exit; a worker also dies with its parent)."""
         with self._lock:
-            workers, self._spares, self._live, self._keep = [*self._spares, *self._live], [], set(), 0
+            workers = [*self._spares, *self._idle, *self._live]
+            self._spares, self._idle, self._live, self._keep = [], [], set(), 0
         for w in workers:
             w.kill()
 
@@ -112,12 +132,16 @@ class ParseSession:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def __del__(self) -> None:  # a session dropped unclosed must not keep its slot
+        with contextlib.suppress(Exception):
+            self.close()
+
     def close(self) -> None:
         """Stop the session's worker (a file in flight is abandoned: its waiter gets an error) and free its
         slot; the session takes no more files."""
         self.closed = True
         if self._worker is not None:
-            self.pool.release(self._worker)
+            self.pool.release(self._worker, healthy=self._pending is None)
             self._worker = None
         if self._slot:
             self._slot = False
@@ -181,7 +205,7 @@ class ParseSession:
                     break
         self._pending = None
         if kind == "done":
-            if payload.get("rss_kb", 0) > w.info.get("VmRSS", 0) + RECYCLE_MB * 1024:
+            if payload.get("grew_kb", 0) > RECYCLE_MB * 1024:
                 self.pool.release(w)  # a heap that grew stays grown: the next file gets a fresh worker
                 self._worker = None
             return Document.from_dict(payload["doc"])
