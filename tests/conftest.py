@@ -39,6 +39,15 @@ def _not_serving_visitors():
     serve_visitors(False)
 
 
+@pytest.fixture(autouse=True)
+def _no_spare_parse_workers():
+    """A page test keeps a parse worker warm, as the app does: the next test starts without spares."""
+    yield
+    from ragkit.ingestion.worker import POOL
+
+    POOL.keep_warm(0)
+
+
 @pytest.fixture(scope="session")
 def milvus_server(tmp_path_factory: pytest.TempPathFactory):
     """One real Milvus server for the session (``tests/milvus_server.py``: its own network namespace,

@@ -20,9 +20,8 @@ CORPUS = Path(__file__).resolve().parents[2] / "bench" / "corpus"
 
 
 def test_the_overlapped_ingest_gives_exactly_the_chunks_and_vectors_of_the_sequential_one(tmp_path, evaldata):
-    files = [evaldata / "pdfs" / "docling_multi_page.pdf"] + [
-        CORPUS / n for n in ("lab_handbook.docx", "orbit_release.html", "tessera_README.md", "rfc9999_kvl.txt")
-    ]
+    names = ("lab_handbook.docx", "orbit_release.html", "tessera_README.md", "rfc9999_kvl.txt")
+    files = [evaldata / "pdfs" / "docling_multi_page.pdf"] + [CORPUS / n for n in names]
     embedder = Embedder(cache=False)  # every vector computed in both runs, none read from a cache
     chunker = SlidingChunker(size=400, overlap=50)
     events: list[tuple[str, int, int]] = []
