@@ -135,6 +135,21 @@ def glyph_storm_pdf(path: Path, glyphs: int = 50_000) -> Path:
     return path
 
 
+def pixel_flood_png(path: Path, side: int = 40_000) -> Path:
+    """A 1.6 MB grey PNG that declares ``side`` × ``side`` pixels (1.6 GB decoded), all zero."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    rows = (b"\x00" + bytes(side)) * 25  # each row: filter byte 0, then its pixels
+    header = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
+    idat = repeat_deflate(rows, side // 25)
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    )
+    return path
+
+
 def _seed_docx() -> dict[str, bytes]:
     import docx
 
@@ -282,6 +297,7 @@ CORPUS = (
     Bomb("looping_tree.pdf", looping_tree_pdf, "a page tree that loops", "page tree is broken"),
     Bomb("nested_tags.html", nested_html, "49 MB of nested tags", ""),
     Bomb("one_line.txt", one_line_text, "one 200 MB line", "size limit"),
+    Bomb("pixel_flood.png", pixel_flood_png, "a PNG declaring 40,000 × 40,000 pixels", "is an image of"),
     Bomb("glyph_storm.pdf", glyph_storm_pdf, "50,000 glyph runs on one page", "parsing used more than", True),
 )
 

@@ -1,6 +1,7 @@
 """What compressed data expands to, counted through bounded buffers: a PDF stream through its whole filter
-chain (any number of filters, in any order) and the parts of a ZIP container, so a cap can refuse a bomb
-before a parser inflates it whole. Pure functions: the caps themselves live in :mod:`ragkit.ingestion.limits`.
+chain (any number of filters, in any order), the parts of a ZIP container, the frames of an image from
+its headers; so a cap can refuse a bomb before a parser inflates it whole. Pure functions: the caps
+themselves live in :mod:`ragkit.ingestion.limits`.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import base64
 import binascii
 import io
 import re
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterable, Iterator
@@ -189,3 +191,52 @@ def zip_parts(data: bytes) -> list[tuple[str, int]] | None:
             return [(i.filename, i.file_size) for i in z.infolist()]
     except (zipfile.BadZipFile, OSError, ValueError):
         return None
+
+
+def image_frames(data: bytes, most: int = 10_000) -> list[tuple[int, int, int]]:
+    """``(width, height, channels)`` of each frame of a PNG, JPEG or TIFF, read from its headers (nothing
+    is decoded); empty when the format is not one of these or its header is damaged."""
+    try:
+        if data[:8] == b"\x89PNG\r\n\x1a\n":
+            w, h, _, colour = struct.unpack(">IIBB", data[16:26])
+            return [(w, h, {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}.get(colour, 4))]
+        if data[:2] == b"\xff\xd8":
+            return _jpeg(data)
+        if data[:4] in (b"II*\x00", b"MM\x00*"):
+            return _tiff(data, most)
+    except (struct.error, IndexError, ValueError):
+        pass
+    return []
+
+
+def _jpeg(data: bytes) -> list[tuple[int, int, int]]:
+    i = 2
+    while i + 4 <= len(data):
+        if data[i] != 0xFF:
+            return []
+        marker, size = data[i + 1], struct.unpack(">H", data[i + 2 : i + 4])[0]
+        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):  # a start of frame
+            h, w, n = struct.unpack(">HHB", data[i + 5 : i + 10])
+            return [(w, h, n)]
+        i += 2 + size
+    return []
+
+
+def _tiff(data: bytes, most: int) -> list[tuple[int, int, int]]:
+    end = "<" if data[:2] == b"II" else ">"
+    (offset,) = struct.unpack(end + "I", data[4:8])
+    frames, seen = [], set()
+    while offset and offset not in seen and len(frames) < most:
+        seen.add(offset)
+        (count,) = struct.unpack(end + "H", data[offset : offset + 2])
+        tags: dict[int, int] = {}
+        for k in range(count):
+            at = offset + 2 + 12 * k
+            tag, kind = struct.unpack(end + "HH", data[at : at + 4])
+            value = struct.unpack(
+                end + ("H" if kind == 3 else "I"), data[at + 8 : at + (10 if kind == 3 else 12)]
+            )
+            tags[tag] = value[0]
+        frames.append((tags.get(256, 0), tags.get(257, 0), tags.get(277, 1)))
+        (offset,) = struct.unpack(end + "I", data[offset + 2 + 12 * count : offset + 6 + 12 * count])
+    return frames

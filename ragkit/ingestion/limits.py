@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ragkit.core.errors import DocumentError
-from ragkit.ingestion.expansion import decoded_size, parse_filters, zip_parts
+from ragkit.ingestion.expansion import decoded_size, image_frames, parse_filters, zip_parts
 
 MB = 1024 * 1024
 
@@ -283,3 +283,20 @@ def check_page_streams(name: str, doc: Any, page: Any, i: int, budget: Budget) -
 def too_big_to_render(page: Any, limits: Limits, dpi: float = 72.0) -> bool:
     """Whether rendering ``page`` at ``dpi`` would pass the pixel cap (the layout engine renders at 72)."""
     return limits.render_dpi(page.rect.width, page.rect.height, dpi) < dpi
+
+
+def check_image(name: str, data: bytes, limits: Limits) -> None:
+    """Refuse an image (PNG, JPEG, TIFF) whose frames declare more pixels than the expansion cap holds, or
+    more frames than the page cap, before one is decoded (a 1.6 MB PNG can declare 40,000 × 40,000)."""
+    frames = image_frames(data, limits.pages + 1)
+    if len(frames) > limits.pages:
+        raise DocumentError(
+            name, f"has more than {limits.pages:,} frames, over the page cap ({ENV['pages'][0]}): not indexed"
+        )
+    for w, h, n in frames:
+        if w * h * n > limits.expanded_mb * MB:
+            raise DocumentError(
+                name,
+                f"is an image of {w:,} × {h:,} pixels: it decodes to more than "
+                f"{size_text(limits.expanded_mb)} (the cap; {ENV['expanded_mb'][0]}): not indexed",
+            )

@@ -10,7 +10,7 @@ from pathlib import Path
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.types import Document, Page
-from ragkit.ingestion.limits import Budget, Limits
+from ragkit.ingestion.limits import Budget, Limits, check_image
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.pdf import _parse_pdf
 from ragkit.ingestion.reading import (
@@ -82,6 +82,7 @@ def parse_bytes(
     if kind == "image":
         from ragkit.ingestion.pdf import parse_image
 
+        check_image(name, data, Limits.from_env())  # its declared pixels, before anything is decoded
         s = settings or ParseSettings()
         pages, warnings = parse_image(name, data, progress, s.ocr_language)
         encoding = None

@@ -31,6 +31,7 @@ from ragkit.ingestion.worker.protocol import (
 #: seconds): imported for the first file that needs it, or all at once by a spare kept warm
 NEEDS = {
     "pdf": ("pymupdf", "pymupdf4llm.helpers.document_layout", "pdfplumber"),
+    "image": ("pymupdf", "pymupdf4llm.helpers.document_layout"),
     "html": ("trafilatura",),
     "docx": ("docx",),
     "text": ("charset_normalizer",),
