@@ -73,8 +73,7 @@ class WorkerPool:
         worker = pick or WorkerProcess(memory_mb)
         with self._lock:
             self._live.add(worker)
-        self._refill(memory_mb)
-        return worker
+        return worker  # the spare is replaced when the session is done: its imports would compete now
 
     def release(self, worker: WorkerProcess, healthy: bool = False) -> None:
         """A session is done with ``worker``: kept for the same user's next batch when it is healthy and
@@ -88,6 +87,7 @@ class WorkerPool:
                 self._idle.append(worker)
         if not keep:
             worker.kill()
+        self._refill(worker.memory_mb)
 
     def _refill(self, memory_mb: float) -> None:
         with self._lock:
@@ -122,7 +122,8 @@ class ParseSession:
         self._worker: WorkerProcess | None = None
         self._pending: tuple[Request, PageCallback | None, Limits] | None = None
         self._backlog: collections.deque[tuple[str, Any]] = collections.deque()
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # one file at a time
+        self._state = threading.Lock()  # worker, slot and closing, changed together
         self._slot = False  # a slot is taken with the first file, so a session that parses nothing is free
         self.closed = False
 
@@ -138,13 +139,14 @@ class ParseSession:
 
     def close(self) -> None:
         """Stop the session's worker (a file in flight is abandoned: its waiter gets an error) and free its
-        slot; the session takes no more files."""
-        self.closed = True
-        if self._worker is not None:
-            self.pool.release(self._worker, healthy=self._pending is None)
-            self._worker = None
-        if self._slot:
-            self._slot = False
+        slot; the session takes no more files (safe from another thread)."""
+        with self._state:
+            self.closed = True
+            worker, self._worker = self._worker, None
+            slot, self._slot = self._slot, False
+        if worker is not None:
+            self.pool.release(worker, healthy=self._pending is None)
+        if slot:
             self.pool.slots.release()
 
     def parse(self, req: Request, on_page: PageCallback | None = None) -> Document:
@@ -157,20 +159,28 @@ class ParseSession:
         """Hand one file to the worker and return at once."""
         if self._pending is not None:
             raise RuntimeError("a file is already being parsed in this session")
-        if self.closed:
-            raise DocumentError(req.name, "not parsed: the batch was stopped")
-        if not self._slot:
-            self.pool.slots.acquire()
-            self._slot = True
+        stopped = DocumentError(req.name, "not parsed: the batch was stopped")
+        while not self._slot:  # waiting for a slot never outlasts the session
+            if self.closed:
+                raise stopped
+            if self.pool.slots.acquire(timeout=0.2):
+                with self._state:
+                    if self.closed:
+                        self.pool.slots.release()
+                        raise stopped
+                    self._slot = True
         limits = Limits.from_env()
         req.env = Limits.environment()
-        w = self._worker
-        if w is None or not w.alive or w.memory_mb != limits.memory_mb:
-            if w is not None:
-                self.pool.release(w)
-            w = self._worker = self.pool.take(limits.memory_mb)
-        self._backlog.clear()
-        self._pending = (req, on_page, limits)
+        with self._state:
+            if self.closed:
+                raise stopped
+            w = self._worker
+            if w is None or not w.alive or w.memory_mb != limits.memory_mb:
+                if w is not None:
+                    self.pool.release(w)
+                w = self._worker = self.pool.take(limits.memory_mb)
+            self._backlog.clear()
+            self._pending = (req, on_page, limits)
         w.send(req, limits)
 
     def pump(self) -> None:
@@ -186,10 +196,12 @@ class ParseSession:
 
     def result(self) -> Document:
         """Wait for the file handed over last: its document, or a ``DocumentError`` naming it."""
-        if self._pending is None or self._worker is None:
+        if self._pending is None:
             raise RuntimeError("no file is being parsed in this session")
         req, _, _ = self._pending
         w = self._worker
+        if w is None:
+            raise DocumentError(req.name, "not parsed: the batch was stopped")
         started = time.monotonic()
         while True:
             self._deliver_pages()
@@ -206,14 +218,18 @@ class ParseSession:
         self._pending = None
         if kind == "done":
             if payload.get("grew_kb", 0) > RECYCLE_MB * 1024:
-                self.pool.release(w)  # a heap that grew stays grown: the next file gets a fresh worker
-                self._worker = None
+                self._drop(w)  # a heap that grew stays grown: the next file gets a fresh worker
             return Document.from_dict(payload["doc"])
         if kind == "error":
             raise DocumentError(payload["file"], payload["cause"])
-        self.pool.release(w)
-        self._worker = None
+        self._drop(w)
         raise DocumentError(req.name, payload.cause)
+
+    def _drop(self, w: WorkerProcess) -> None:
+        with self._state:
+            if self._worker is w:
+                self._worker = None
+        self.pool.release(w)
 
     def _deliver_pages(self) -> None:
         """Page events at the head of the backlog, to the caller's callback (in the caller's thread)."""
