@@ -155,7 +155,7 @@ def _trimmed_rss() -> int:
     return status_kb().get("VmRSS", 0)
 
 
-def _answer(req: Request, fd_out: int, limit: int, base_kb: int) -> None:
+def _answer(req: Request, fd_out: int, limit: int) -> None:
     """Parse one request and send the document or the file's error; exits after a failure that may have
     left the process damaged (out of memory, a parser bug), so the next file gets a fresh worker."""
     from ragkit.core.errors import DocumentError
@@ -166,7 +166,7 @@ def _answer(req: Request, fd_out: int, limit: int, base_kb: int) -> None:
 
     try:
         doc = parse(req, _Pages(fd_out))
-        body = {"event": "done", "doc": doc.to_dict(), "grew_kb": _trimmed_rss() - base_kb}
+        body = {"event": "done", "doc": doc.to_dict(), "rss_kb": _trimmed_rss()}
         frame = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     except DocumentError as e:
         if _out_of_memory(e):  # a parser that reports a failed allocation as a bad file
@@ -232,7 +232,7 @@ def serve(memory_mb: float, warm: bool, fd_in: int, fd_out: int) -> None:
         write_json(fd_out, {"event": "start"})  # the parent's clock for this file starts now
         _set_env(req.env)
         _cap_cpu(Limits.from_env().cpu_s)
-        _answer(req, fd_out, memory.limit, status_kb().get("VmRSS", 0))
+        _answer(req, fd_out, memory.limit)
         del req, data
 
 

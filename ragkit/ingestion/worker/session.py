@@ -1,12 +1,14 @@
 """Parse sessions: the files of one batch parsed, one after another, by one warm worker; the next file
 can be handed over while the caller works on the last one (one in flight).
 
-A worker is replaced after a breach, a crash or a parser failure, and when its memory grew by more than
-``RECYCLE_MB`` (a fragmented heap). In a process that serves visitors (the app) a worker serves one
-session only — another user's files never meet a worker that parsed someone else's — and a pool keeps a
-spare warm so a batch or a web answer never waits for the parsers' imports; in a process of one user (the
-CLI, a script) a healthy worker goes on to that user's next batch. ``RAGKIT_PARSE_WORKERS`` (default 2)
-bounds how many sessions parse at once, so simultaneous bombs cost at most that many memory caps.
+A worker is replaced after a breach, a crash or a parser failure, and when it holds more than half its
+memory cap after a file (a grown heap: the next file starts with at least half the cap free, while the
+layout engine's own warm state, some 250 MB, is kept). In a process that serves visitors (the app) a
+worker serves one session only — another user's files never meet a worker that parsed someone else's —
+and a pool keeps a spare warm so a batch or a web answer never waits for the parsers' imports; in a
+process of one user (the CLI, a script) a healthy worker goes on to that user's next batch.
+``RAGKIT_PARSE_WORKERS`` (default 2) bounds how many sessions parse at once, so simultaneous bombs cost
+at most that many memory caps.
 """
 
 from __future__ import annotations
@@ -27,7 +29,8 @@ from ragkit.ingestion.limits import Limits
 from ragkit.ingestion.worker.process import Breach, WorkerProcess
 from ragkit.ingestion.worker.protocol import Request
 
-RECYCLE_MB = 128
+#: a worker holding more than this share of its memory cap after a file is replaced (a grown heap)
+RECYCLE_AT = 0.5
 WORKERS_ENV = "RAGKIT_PARSE_WORKERS"
 READY_TIMEOUT_S = 180.0  # the parsers' imports, on a busy machine
 
@@ -217,8 +220,8 @@ class ParseSession:
                     break
         self._pending = None
         if kind == "done":
-            if payload.get("grew_kb", 0) > RECYCLE_MB * 1024:
-                self._drop(w)  # a heap that grew stays grown: the next file gets a fresh worker
+            if payload.get("rss_kb", 0) > w.memory_mb * 1024 * RECYCLE_AT:
+                self._drop(w)  # a heap that grew stays grown: the next file starts with half the cap free
             return Document.from_dict(payload["doc"])
         if kind == "error":
             raise DocumentError(payload["file"], payload["cause"])
