@@ -137,3 +137,30 @@ def test_one_users_next_batch_reuses_a_healthy_worker_but_visitors_never_share_o
     with ParseSession() as e:
         e.parse(Request("e.txt", data=GOOD))
         assert e._worker.proc.pid != pid
+
+
+def test_a_worker_lives_as_long_as_its_process_and_no_longer(tmp_path):
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    from ragkit.ingestion.worker import POOL
+
+    thread = threading.Thread(target=POOL.keep_warm)  # as the app's script thread starts the spare
+    thread.start()
+    thread.join()
+    time.sleep(0.5)
+    assert POOL._spares and all(w.alive for w in POOL._spares)  # not killed with the thread that asked
+    script = (
+        "import os, sys\nfrom ragkit.ingestion.worker import ParseSession, Request\n"
+        "s = ParseSession()\ns.parse(Request('a.txt', data=b'x'))\n"
+        "print(s._worker.proc.pid, flush=True)\nos.kill(os.getpid(), 9)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip(), out.stderr[-2000:]
+    pid = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while "State:\tZ" not in _status(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "State:\tZ" in _status(pid)  # killed with its parent, not left parsing

@@ -211,3 +211,19 @@ class WorkerProcess:
         else:
             cause = f"the parse worker exited unexpectedly (code {code}): not indexed"
         self._stop(cause)
+
+
+_SPAWNER: list[Any] = []  # one long-lived thread that starts every worker
+_SPAWN_LOCK = threading.Lock()
+
+
+def start_worker(memory_mb: float, warm: bool = False) -> WorkerProcess:
+    """A new worker, started from a thread that lives as long as this process: a worker dies with the
+    *thread* that started it (Linux's parent-death signal), and the app's script threads, or a web
+    answer's fetch threads, end long before the workers they would start."""
+    import concurrent.futures
+
+    with _SPAWN_LOCK:
+        if not _SPAWNER:
+            _SPAWNER.append(concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="parse-spawner"))
+    return _SPAWNER[0].submit(WorkerProcess, memory_mb, warm).result()

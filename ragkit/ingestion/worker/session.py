@@ -26,7 +26,7 @@ from typing import Any
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Document
 from ragkit.ingestion.limits import Limits
-from ragkit.ingestion.worker.process import Breach, WorkerProcess
+from ragkit.ingestion.worker.process import Breach, WorkerProcess, start_worker
 from ragkit.ingestion.worker.protocol import Request
 
 #: a worker holding more than this share of its memory cap after a file is replaced (a grown heap)
@@ -73,7 +73,7 @@ class WorkerPool:
             for pool in (self._idle, self._spares):
                 if pick in pool:
                     pool.remove(pick)
-        worker = pick or WorkerProcess(memory_mb)
+        worker = pick or start_worker(memory_mb)
         with self._lock:
             self._live.add(worker)
         return worker  # the spare is replaced when the session is done: its imports would compete now
@@ -100,7 +100,7 @@ class WorkerPool:
             while len(self._spares) > self._keep:
                 self._spares.pop().kill()
             while len(self._spares) < self._keep:
-                self._spares.append(WorkerProcess(memory_mb, warm=True))
+                self._spares.append(start_worker(memory_mb, warm=True))
 
     def shutdown(self) -> None:
         """Stop every worker (at exit; a worker also dies with its parent)."""
