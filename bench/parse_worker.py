@@ -8,7 +8,11 @@ embedding cache, the model loaded beforehand), each repeated and interleaved, me
 - ``worker_then_embed``: every file parsed by a new worker (its imports timed), then chunked and embedded;
 - ``overlapped``: ``ingest_paths`` as the CLI runs it — a new worker parses the next file while this
   process chunks and embeds the last;
-- ``overlapped_warm``: the same with a warm worker already started (the app keeps one).
+- ``overlapped_warm``: the same with a warm worker already started (the app keeps one; its start is
+  outside the wall time, inside the CPU seconds).
+
+Wall seconds and CPU seconds (this process and its workers) of each; on a machine shared with other work
+the CPU seconds are the steadier figure.
 
 Plus the worker's cost per file: a round trip of a tiny file through a warm worker, and a new worker's
 start with the PDF parsers imported. Sets: the PDFs of ``../shared/evaldata/pdfs`` and ``bench/corpus``.
@@ -19,6 +23,7 @@ start with the PDF parsers imported. Sets: the PDFs of ``../shared/evaldata/pdfs
 from __future__ import annotations
 
 import argparse
+import resource
 import statistics
 import sys
 import tempfile
@@ -43,14 +48,20 @@ SETS = {
 }
 
 
-def _ingest(way: str, files: list[Path], embedder: Embedder, root: Path) -> tuple[float, int]:
+def _cpu() -> float:
+    """CPU seconds of this process and of the workers it has reaped."""
+    a, b = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
+
+
+def _ingest(way: str, files: list[Path], embedder: Embedder, root: Path) -> tuple[float, float, int]:
     chunker = SlidingChunker()
     store, _ = open_or_create(root / f"{way}-{time.monotonic_ns()}", embedder, chunker)
     if way != "overlapped_warm":
         POOL.shutdown()  # a new worker, as a new `ragkit ingest` starts one
     else:
         POOL.keep_warm(1, wait=120)
-    t = time.perf_counter()
+    t, cpu = time.perf_counter(), _cpu()
     if way == "in_process":
         parsed = [Parsed(f.name, load_document(f), str(f)) for f in files]
         ingest_documents(store, parsed, chunker, embedder)
@@ -62,8 +73,8 @@ def _ingest(way: str, files: list[Path], embedder: Embedder, root: Path) -> tupl
     else:
         ingest_paths(store, files, chunker, embedder)
     secs = time.perf_counter() - t
-    POOL.keep_warm(0)
-    return secs, len(store.chunks)
+    POOL.shutdown()  # the worker reaped, so its CPU seconds are counted
+    return secs, _cpu() - cpu, len(store.chunks)
 
 
 def _per_file() -> dict[str, float]:
@@ -95,6 +106,7 @@ def _per_file() -> dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sets", default=",".join(SETS), help="which sets, comma-separated")
     args = ap.parse_args()
     embedder = Embedder(cache=False)
     embedder.embed(["warm the model up"])
@@ -103,20 +115,23 @@ def main() -> None:
     ways = ("in_process", "worker_then_embed", "overlapped", "overlapped_warm")
     results: dict = {"per_file": _per_file()}
     with tempfile.TemporaryDirectory() as tmp:
-        for name, files in SETS.items():
+        for name, files in ((n, SETS[n]) for n in args.sets.split(",")):
             times: dict[str, list[float]] = {w: [] for w in ways}
+            cpus: dict[str, list[float]] = {w: [] for w in ways}
             chunks: dict[str, int] = {}
             for _ in range(args.repeat):
                 for way in ways:
-                    secs, chunks[way] = _ingest(way, files, embedder, Path(tmp))
+                    secs, cpu, chunks[way] = _ingest(way, files, embedder, Path(tmp))
                     times[way].append(secs)
-                    print(f"{name:14s} {way:18s} {secs:6.2f} s", flush=True)
+                    cpus[way].append(cpu)
+                    print(f"{name:14s} {way:18s} {secs:6.2f} s  {cpu:6.2f} cpu-s", flush=True)
             assert len(set(chunks.values())) == 1, chunks  # every way indexes the same chunks
             med = {w: statistics.median(t) for w, t in times.items()}
             results[name] = {
                 "files": len(files),
                 "chunks": chunks["in_process"],
                 "median_s": med,
+                "median_cpu_s": {w: statistics.median(c) for w, c in cpus.items()},
                 "runs_s": times,
                 "worker_overhead_ratio": med["worker_then_embed"] / med["in_process"],
                 "overlapped_vs_in_process": med["overlapped"] / med["in_process"],
