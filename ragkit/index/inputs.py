@@ -152,12 +152,12 @@ class ParseStream:
     ) -> None:
         self.progress = progress
         opts = settings.__dict__ if settings is not None else {}
-        jobs = [
-            _Job(x.name, x.origin, "parse", lambda x=x: Request(
-                x.name, path=str(x.path), max_mb=max_mb, root=str(x.root), follow_symlinks=follow_symlinks,
-                settings=opts))
-            for x in inputs
-        ]  # fmt: skip
+
+        def from_disk(x: InputFile) -> Request:  # the worker reads the file: this process never holds it
+            return Request(x.name, path=str(x.path), max_mb=max_mb, root=str(x.root),
+                           follow_symlinks=follow_symlinks, settings=opts)  # fmt: skip
+
+        jobs = [_Job(x.name, x.origin, "parse", lambda x=x: from_disk(x)) for x in inputs]
         jobs += [
             _Job(n, None, "parse", lambda n=n, d=d: Request(n, data=d, max_mb=max_mb, settings=opts))
             for n, d in uploads
