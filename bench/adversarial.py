@@ -2,7 +2,8 @@
 ingested by ``ragkit ingest --json`` beside a good text file, with the default caps, one command per
 file, then the whole corpus in one command. For each: what happened to the file, the peak resident
 memory of the whole process tree (the CLI, its parse worker and OCR program, summed, sampled every 20 ms),
-the largest single process's peak (the kernel's, what ``/usr/bin/time -f %M`` prints), and the seconds.
+the largest single process's own peak (its ``VmHWM``, what ``/usr/bin/time -f %M`` means), and the
+seconds.
 
     .venv/bin/python bench/adversarial.py [--keep DIR]
 """

@@ -59,7 +59,7 @@ def finish(proc: subprocess.Popen, timeout: float = 120) -> dict:
 @dataclass
 class Measured:
     """A finished command: its exit code and output, the peak of its whole process tree's resident memory
-    (sampled), the largest single process's peak (the kernel's, as ``/usr/bin/time -f %M`` reports) and
+    (sampled), the largest single process's own peak (its ``VmHWM``, what ``/usr/bin/time -f %M`` means) and
     its wall time."""
 
     returncode: int
@@ -70,39 +70,51 @@ class Measured:
     seconds: float
 
 
-def _tree_rss_kb(pid: int) -> int:
-    total, todo = 0, [pid]
+def _tree(pid: int) -> list[int]:
+    """``pid`` and its descendants (every thread's children)."""
+    out, todo = [], [pid]
     while todo:
         p = todo.pop()
+        out.append(p)
         try:
-            with open(f"/proc/{p}/status", encoding="ascii") as f:
-                status = f.read()
-            total += int(status.split("VmRSS:")[1].split()[0]) if "VmRSS:" in status else 0
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
                     todo.extend(int(c) for c in f.read().split())
-        except (OSError, IndexError, ValueError):
+        except (OSError, ValueError):
             continue  # it ended between two reads
-    return total
+    return out
+
+
+def _status_kb(pid: int) -> dict[str, int]:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as f:
+            return {k: int(v.split()[0]) for k, v in (line.split(":", 1) for line in f) if k.startswith("Vm")}
+    except (OSError, ValueError):
+        return {}
 
 
 def run_measured(cmd: list[str], env: dict[str, str] | None = None, timeout: float = 300) -> Measured:
-    """Run ``cmd``, sampling the resident memory of it and every process it starts every 20 ms."""
+    """Run ``cmd``, reading every 20 ms the resident memory of it and of every process it starts: their
+    sum, and each one's own peak (``VmHWM``: exact, and unlike the kernel's ``ru_maxrss`` not inherited
+    from the process that started it — a large test process would show through)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=ROOT, env=env)
-        peak = 0
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)  # reaped here: wait4 has the kernel's peak
-            if pid:
-                break
-            peak = max(peak, _tree_rss_kb(proc.pid))
+        tree_peak, peaks = 0, {}
+        while proc.poll() is None:
+            total = 0
+            for p in _tree(proc.pid):
+                vm = _status_kb(p)
+                total += vm.get("VmRSS", 0)
+                peaks[p] = max(peaks.get(p, 0), vm.get("VmHWM", 0))
+            tree_peak = max(tree_peak, total)
             if time.monotonic() - start > timeout:
                 proc.kill()
             time.sleep(0.02)
-        proc.returncode = os.waitstatus_to_exitcode(status)
         seconds = time.monotonic() - start
         out.seek(0)
         err.seek(0)
         stdout, stderr = out.read().decode(), err.read().decode()
-    return Measured(proc.returncode, stdout, stderr, peak / 1024, usage.ru_maxrss / 1024, seconds)
+    return Measured(
+        proc.returncode, stdout, stderr, tree_peak / 1024, max(peaks.values(), default=0) / 1024, seconds
+    )
