@@ -70,8 +70,17 @@ class Measured:
     seconds: float
 
 
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
 def _tree(pid: int) -> list[int]:
-    """``pid`` and its descendants (every thread's children)."""
+    """``pid`` and its descendants (every thread's children), leaving out a child still running its
+    parent's program: forked and not yet exec'd, it shares the parent's memory and would count it twice."""
     out, todo = [], [pid]
     while todo:
         p = todo.pop()
@@ -79,7 +88,8 @@ def _tree(pid: int) -> list[int]:
         try:
             for task in os.listdir(f"/proc/{p}/task"):
                 with open(f"/proc/{p}/task/{task}/children", encoding="ascii") as f:
-                    todo.extend(int(c) for c in f.read().split())
+                    kids = [int(c) for c in f.read().split()]
+                todo.extend(k for k in kids if _cmdline(k) != _cmdline(p))
         except (OSError, ValueError):
             continue  # it ended between two reads
     return out
