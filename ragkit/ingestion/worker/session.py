@@ -49,11 +49,17 @@ class WorkerPool:
         slots = int(os.environ.get(WORKERS_ENV, "2") or 2)
         self.slots = threading.BoundedSemaphore(max(1, slots))
 
-    def keep_warm(self, n: int = 1, wait: float = 0.0) -> None:
+    def keep_warm(self, n: int = 1, wait: float = 0.0, after_s: float = 0.0) -> None:
         """Keep ``n`` workers started ahead with every parser imported, so a batch or a web answer begins
-        without waiting for imports; ``wait``: seconds to wait for them to be ready."""
+        without waiting for imports; ``wait``: seconds to wait for them to be ready; ``after_s``: start
+        them that much later, in the background (the app's first page settles first)."""
         with self._lock:
             self._keep = n
+        if after_s > 0:
+            timer = threading.Timer(after_s, self._refill, (Limits.from_env().memory_mb,))
+            timer.daemon = True
+            timer.start()
+            return
         self._refill(Limits.from_env().memory_mb)
         deadline = time.monotonic() + wait
         for w in list(self._spares):
