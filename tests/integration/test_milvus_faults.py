@@ -28,7 +28,7 @@ CLI = textwrap.dedent(
     sys.path.insert(0, {root!r})
     from tests.conftest import FakeEmbedder
     import ragkit.cli.index_cmds as ic, ragkit.cli.query_cmds as qc
-    ic.embedder_from_args = qc.embedder_from_args = lambda args, model=None: FakeEmbedder()
+    ic.embedder_from_args = qc.embedder_from_args = lambda args, model=None, backend=None: FakeEmbedder()
     args = sys.argv[1:]
     if args[0] == "--pause":
         args = args[1:]
