@@ -35,6 +35,7 @@ with left, st.form("upload", clear_on_submit=True):
 with right, st.form("add_urls", clear_on_submit=True):
     url_text = st.text_area("Add URLs (one per line)", height=110, placeholder="https://example.org/page")
     add_urls = st.form_submit_button("Fetch and index")
+resources.parse_workers()  # a warm parse worker for the upload to come (started once per server)
 if submitted and files:
     try:
         with widgets.progress_panel(f"Reading {len(files)} file(s)") as progress:

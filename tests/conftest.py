@@ -39,6 +39,15 @@ def _not_serving_visitors():
     serve_visitors(False)
 
 
+@pytest.fixture(autouse=True)
+def _no_spare_parse_workers():
+    """A page test keeps a parse worker warm, as the app does: the next test starts without spares."""
+    yield
+    from ragkit.ingestion.worker import POOL
+
+    POOL.keep_warm(0)
+
+
 @pytest.fixture(scope="session")
 def milvus_server(tmp_path_factory: pytest.TempPathFactory):
     """One real Milvus server for the session (``tests/milvus_server.py``: its own network namespace,
@@ -195,3 +204,13 @@ def ingest_bytes(store: Any, files: Any, chunker: Any, embedder: Any) -> Any:
 
     parsed = [(n, guarded_parse(n, lambda d=d, n=n: parse_bytes(n, d))) for n, d in files]
     return ingest_documents(store, parsed, chunker, embedder)
+
+
+@pytest.fixture
+def warm_parse_worker():
+    """A parse worker kept warm, as a web-search pipeline's ``warm_up`` keeps one (and none after)."""
+    from ragkit.ingestion.worker import POOL
+
+    POOL.keep_warm(1, wait=120.0)
+    yield POOL
+    POOL.keep_warm(0)

@@ -15,6 +15,8 @@ from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import chunker_for
 from ragkit.ingestion.parsing import ParseSettings
+from ragkit.ingestion.worker import POOL
+from ragkit.ingestion.worker.session import WorkerPool
 from ragkit.llms import LLMS, build_llm
 from ragkit.pipeline.calibration import scope_name
 from ragkit.pipeline.config import PipelineConfig
@@ -47,6 +49,15 @@ def warm_up_after_paint(configs: list[PipelineConfig]) -> None:
 def config_embedder(config: PipelineConfig) -> Embedder:
     """The embedder a config's queries and chunks are embedded with (its model and backend)."""
     return embedder(config.embedding_model, config.embedding_backend)
+
+
+@st.cache_resource(show_spinner=False)
+def parse_workers() -> WorkerPool:
+    """The server's parse workers, with one kept warm (its parsers imported), started once the first page
+    has settled (as the models are): an upload, a URL or a web answer is parsed without waiting for the
+    imports. Each visitor's batch gets a worker of its own."""
+    POOL.keep_warm(1, after_s=WARM_UP_AFTER_S)
+    return POOL
 
 
 @st.cache_resource(show_spinner="Loading the cross-encoder…")

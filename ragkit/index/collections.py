@@ -20,14 +20,14 @@ from ragkit.core.errors import ConfigError, DocumentError, IndexStoreError
 from ragkit.core.files import atomic_write, file_lock
 from ragkit.core.types import Document
 from ragkit.index.ingest import IngestProgress, WaitCallback, open_or_create, sync_index
-from ragkit.index.inputs import guarded_parse, numbered
+from ragkit.index.inputs import ParseStream, numbered
 from ragkit.index.reports import FileReport, IngestReport
 from ragkit.index.store import IndexStore
 from ragkit.ingestion.chunkers import BaseChunker
 from ragkit.ingestion.content_filter import filter_document
-from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.reading import DEFAULT_MAX_MB
+from ragkit.ingestion.worker import ParseSession, Request
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$")
 
@@ -116,13 +116,16 @@ class Collection:
         docs = list(self._doc_map().values())
         if settings is None:
             return docs
-        docs = [self._parsed_as(d, settings, progress) for d in docs]
+        with ParseSession() as session:  # a worker is started only if a PDF must be read again
+            docs = [self._parsed_as(d, settings, session, progress) for d in docs]
         scorer = settings.scorer()
         if scorer is None:
             return docs
         return [filter_document(d, scorer)[0] if d.kind == "html" else d for d in docs]
 
-    def _parsed_as(self, doc: Document, settings: ParseSettings, progress: Any = None) -> Document:
+    def _parsed_as(
+        self, doc: Document, settings: ParseSettings, session: ParseSession, progress: Any = None
+    ) -> Document:
         if doc.kind != "pdf" or doc.meta.get("parser", "plain-auto-eng") == settings.key():
             return doc  # documents parsed before parsers were named were read by the plain reader
         cache = self.path / "parsed" / settings.key() / f"{doc.sha256}.json"
@@ -143,8 +146,11 @@ class Collection:
                 if progress:
                     progress(f"page {doc.source} ({settings.pdf_parser})", done, total)
 
-            parsed = parse_bytes(doc.source, blob.read_bytes(), max_mb=float("inf"), progress=pages,
-                                 settings=settings)  # fmt: skip
+            mb = blob.stat().st_size / 1024 / 1024 + 1  # kept when it was uploaded: its size was checked then
+            req = Request(
+                doc.source, path=str(blob), max_mb=mb, root=str(blob.parent), settings=settings.__dict__
+            )
+            parsed = session.parse(req, pages)
             cache.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(cache, lambda f: json.dump(parsed.to_dict(), f, ensure_ascii=False))
         return replace(parsed, doc_id=doc.doc_id, source=doc.source, meta={**doc.meta, **parsed.meta})
@@ -199,25 +205,21 @@ class Collection:
         report = IngestReport()
         parsed: list[tuple[FileReport, Document | None]] = []
         names: dict[str, int] = {}
-        for i, (name, data) in enumerate(files):
-
-            def pages(done: int, total: int, _name: str = name) -> None:
-                if progress:
-                    progress(f"page {_name}", done, total)
-
+        shown: list[tuple[str, bytes]] = []
+        for name, data in files:
             names[name] = names.get(name, 0) + 1
-            shown = name if names[name] == 1 else numbered(name, names[name])
-            item = guarded_parse(shown, lambda d=data, n=shown, p=pages: parse_bytes(n, d, max_mb, p))
-            if isinstance(item, DocumentError):
-                parsed.append((FileReport.failed(shown, item), None))
-            else:
-                self._keep_bytes(item, data)
-                rep = FileReport.for_document(shown, item)
-                if shown != name:
-                    rep.warnings.append(f"another file named {name} is in this upload: kept as {shown}")
-                parsed.append((rep, item))
-            if progress:
-                progress("parse", i + 1, len(files))
+            shown.append((name if names[name] == 1 else numbered(name, names[name]), data))
+        # each file parsed in the bounded worker: a bomb is its own error, this process never grows
+        with ParseStream(uploads=shown, max_mb=max_mb, progress=progress) as stream:
+            for (name, data), p in zip(files, stream, strict=True):
+                if isinstance(p.item, DocumentError):
+                    parsed.append((FileReport.failed(p.name, p.item), None))
+                    continue
+                self._keep_bytes(p.item, data)
+                rep = FileReport.for_document(p.name, p.item)
+                if p.name != name:
+                    rep.warnings.append(f"another file named {name} is in this upload: kept as {p.name}")
+                parsed.append((rep, p.item))
         self._store_parsed(parsed, report, on_wait)
         return report
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,12 +32,11 @@ from ragkit.index.embedders import LEGACY_BACKEND, check_backend
 from ragkit.index.embeddings import Embedder
 from ragkit.index.inputs import (
     Parsed,
+    ParseStream,
     _parts,
     distinct_suffixes,
     expand_inputs,
     numbered,
-    parse_inputs,
-    parse_urls,
     skip_unchanged,
 )
 from ragkit.index.reports import FileReport, IngestProgress, IngestReport, WaitCallback
@@ -122,12 +121,11 @@ def ingest_paths(
     if not inputs and not urls and IndexStore.exists(store.path):
         report = IngestReport()  # a no-op: nothing parsed, chunked, embedded or saved
     else:
-        parsed = parse_inputs(inputs, max_mb, follow_symlinks, progress, settings) + parse_urls(
-            urls, progress=progress
-        )
-        report = ingest_documents(
-            store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
-        )
+        # the worker parses the next file while this process chunks and embeds the last one
+        with ParseStream(inputs, urls, max_mb, follow_symlinks, progress, settings) as parsed:
+            report = ingest_documents(
+                store, parsed, chunker, embedder, progress, lock_timeout=lock_timeout, on_wait=on_wait
+            )
     report.files = missing + unchanged + report.files
     return report
 
@@ -142,7 +140,7 @@ class _Prepared:
 
 def ingest_documents(
     store: IndexStore,
-    parsed: Sequence[Parsed | tuple[str, Document | DocumentError]],
+    parsed: Iterable[Parsed | tuple[str, Document | DocumentError]],
     chunker: BaseChunker,
     embedder: Embedder,
     progress: IngestProgress | None = None,
@@ -153,25 +151,32 @@ def ingest_documents(
 ) -> IngestReport:
     """Chunk, embed and add parsed documents, then save the index once (atomically).
 
-    Entries that are ``DocumentError``s are reported as failed; nothing about them touches the index.
-    With ``exact=True`` the index ends up holding exactly these documents (others are removed): how a
-    collection's index follows the collection.
+    ``parsed`` may be a :class:`ParseStream`: each document is chunked and embedded as it arrives while
+    the worker parses the next. Entries that are ``DocumentError``s are reported as failed; nothing about
+    them touches the index. With ``exact=True`` the index ends up holding exactly these documents (others
+    are removed): how a collection's index follows the collection.
     """
-    items = [p if isinstance(p, Parsed) else Parsed(p[0], p[1]) for p in parsed]
     report = IngestReport()
+    items: list[Parsed] = []
     reps: dict[int, FileReport] = {}
-    for i, p in enumerate(items):
+    prepared: dict[int, _Prepared] = {}
+    n = len(parsed) if isinstance(parsed, Sized) else None
+    pump = parsed.pump if isinstance(parsed, ParseStream) else None
+    embedding = _Embedding(progress, pump)
+
+    # 1. without the lock: chunk and embed what the current snapshot does not already hold
+    for i, p in enumerate(parsed):
+        p = p if isinstance(p, Parsed) else Parsed(p[0], p[1])
+        items.append(p)
         if isinstance(p.item, DocumentError):
             reps[i] = FileReport.failed(p.name, p.item)
         else:
             reps[i] = FileReport.for_document(p.name, p.item)
+            if not _unchanged(store, p):
+                _prepare_one(i, p.item, prepared, reps[i], chunker, embedder, embedding)
+        if progress:
+            progress("chunk", i + 1, n if n is not None else i + 1)
     report.files = [reps[i] for i in range(len(items))]
-
-    # 1. without the lock: chunk and embed what the current snapshot does not already hold
-    prepared: dict[int, _Prepared] = {}
-    todo = [i for i, p in enumerate(items) if not isinstance(p.item, DocumentError)]
-    todo = [i for i in todo if not _unchanged(store, items[i])]
-    _prepare(items, todo, prepared, reps, chunker, embedder, progress)
 
     # 2. under the lock: re-read the index, decide against that state, add, save
     with store.lock(lock_timeout, on_wait):
@@ -297,6 +302,53 @@ def _named(store: IndexStore, p: Parsed, rep: FileReport) -> Document:
     return Document(doc.doc_id, name, doc.sha256, doc.pages, doc.kind, doc.warnings, doc.encoding)
 
 
+class _Embedding:
+    """The ``embed`` progress of a batch: chunks embedded of those chunked so far (the total grows as
+    documents arrive); between batches of vectors it passes on the next file's page progress."""
+
+    def __init__(self, progress: IngestProgress | None, pump: Any = None) -> None:
+        self.progress, self.pump, self.done, self.total = progress, pump, 0, 0
+
+    def step(self, base: int) -> Any:
+        def on_batch(d: int, _t: int) -> None:
+            if self.pump is not None:
+                self.pump()
+            if self.progress:
+                self.progress("embed", base + d, self.total)
+
+        return on_batch
+
+
+def _prepare_one(
+    i: int,
+    doc: Document,
+    prepared: dict[int, _Prepared],
+    rep: FileReport,
+    chunker: BaseChunker,
+    embedder: Embedder,
+    embedding: _Embedding,
+) -> None:
+    """Chunk and embed one document (a chunking failure is that file's error)."""
+    try:
+        chunks = chunker.split(doc)
+        Limits.from_env().check_chunks(doc.source, len(chunks))
+    except DocumentError as e:
+        rep.status, rep.action, rep.error = "error", "failed", str(e)
+        return
+    except Exception as e:  # per-file isolation: MemoryError, RecursionError, a chunker bug
+        log.exception("chunking %s failed", doc.source)
+        rep.status, rep.action = "error", "failed"
+        rep.error = str(DocumentError(doc.source, f"could not be chunked ({type(e).__name__}: {e})"))
+        return
+    embedding.total += len(chunks)
+    before = embedder.new_embeddings
+    vectors = embedder.embed([c.text for c in chunks], progress=embedding.step(embedding.done))
+    embedding.done += len(chunks)
+    prepared[i] = _Prepared(doc, chunks, vectors, embedder.new_embeddings - before)
+    if embedding.progress:
+        embedding.progress("embed", embedding.done, embedding.total)
+
+
 def _prepare(
     items: Sequence[Parsed],
     indices: Sequence[int],
@@ -307,37 +359,11 @@ def _prepare(
     progress: IngestProgress | None,
 ) -> None:
     """Chunk and embed the given items (a chunking failure is that file's error)."""
-    split: list[tuple[int, Document, list[Chunk]]] = []
-    limits = Limits.from_env()
-    for n, i in enumerate(indices):
+    embedding = _Embedding(progress)
+    for i in indices:
         doc = items[i].item
         assert isinstance(doc, Document)
-        try:
-            chunks = chunker.split(doc)
-            limits.check_chunks(doc.source, len(chunks))
-            split.append((i, doc, chunks))
-        except DocumentError as e:
-            reps[i].status, reps[i].action, reps[i].error = "error", "failed", str(e)
-        except Exception as e:  # per-file isolation: MemoryError, RecursionError, a chunker bug
-            log.exception("chunking %s failed", doc.source)
-            reps[i].status, reps[i].action = "error", "failed"
-            reps[i].error = str(DocumentError(doc.source, f"could not be chunked ({type(e).__name__}: {e})"))
-        if progress:
-            progress("chunk", n + 1, len(indices))
-    total = sum(len(c) for _, _, c in split)
-    done = 0
-    for i, doc, chunks in split:
-        before = embedder.new_embeddings
-
-        def step(d: int, _t: int, _base: int = done) -> None:
-            if progress:
-                progress("embed", _base + d, total)
-
-        vectors = embedder.embed([c.text for c in chunks], progress=step)
-        done += len(chunks)
-        prepared[i] = _Prepared(doc, chunks, vectors, embedder.new_embeddings - before)
-        if progress:
-            progress("embed", done, total)
+        _prepare_one(i, doc, prepared, reps[i], chunker, embedder, embedding)
 
 
 def sync_index(

@@ -1,11 +1,11 @@
-"""Turning what the user named (files, folders, URLs, uploads) into parsed documents with distinct names;
-every failure is that input's error."""
+"""Turning what the user named (files, folders, URLs, uploads) into parsed documents with distinct names,
+each parsed in the bounded parse worker; every failure is that input's error."""
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -13,8 +13,8 @@ from typing import Any
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Document
 from ragkit.index.reports import FileReport, IngestProgress
-from ragkit.ingestion.parse import load_document
 from ragkit.ingestion.reading import DEFAULT_MAX_MB, SUPPORTED_SUFFIXES
+from ragkit.ingestion.worker import ParseSession, Request
 
 log = logging.getLogger(__name__)
 
@@ -120,43 +120,123 @@ def numbered(name: str, k: int) -> str:
     return f"{stem} ({k}).{suffix}" if dot and stem else f"{name} ({k})"
 
 
-def parse_inputs(
-    inputs: Sequence[InputFile],
-    max_mb: float = DEFAULT_MAX_MB,
-    follow_symlinks: bool = False,
-    progress: IngestProgress | None = None,
-    settings: Any = None,
-) -> list[Parsed]:
-    """Parse each input (PDFs with ``settings``, a ``ParseSettings``); every failure (even an
-    unexpected one) becomes that file's error."""
-    parsed: list[Parsed] = []
-    for i, x in enumerate(inputs):
+@dataclass(frozen=True)
+class _Job:
+    """One input of a stream: its name and origin, its progress stage, and how to make its request (a
+    URL is fetched here, in this process, by ``make``; its body is parsed by the worker)."""
 
-        def pages(done: int, total: int, _name: str = x.name) -> None:
-            if progress:
-                progress(f"page {_name}", done, total)
+    name: str
+    origin: str | None
+    stage: str  # "parse" or "fetch"
+    make: Callable[[], Request]
 
-        parsed.append(
-            Parsed(
-                x.name,
-                guarded_parse(
-                    x.name,
-                    lambda x=x, pages=pages: load_document(
-                        x.path,
-                        max_mb,
-                        name=x.name,
-                        root=x.root,
-                        follow_symlinks=follow_symlinks,
-                        progress=pages,
-                        settings=settings,
-                    ),
-                ),
-                x.origin,
-            )
-        )
-        if progress:
-            progress("parse", i + 1, len(inputs))
-    return parsed
+
+class ParseStream:
+    """Inputs parsed in the parse worker (:mod:`ragkit.ingestion.worker`), in order and one ahead:
+    iterating yields each :class:`Parsed` as soon as it is ready, while the worker already parses the next
+    one — so the caller embeds one file as the worker parses the next, and holds at most two documents.
+    ``pump()`` passes on the next file's page progress while the caller is busy; closing the stream (or
+    leaving its ``with``) stops the worker, a file in flight included (a Ctrl-C, a Stop in the app)."""
+
+    def __init__(
+        self,
+        inputs: Sequence[InputFile] = (),
+        urls: Sequence[str] = (),
+        max_mb: float = DEFAULT_MAX_MB,
+        follow_symlinks: bool = False,
+        progress: IngestProgress | None = None,
+        settings: Any = None,
+        uploads: Sequence[tuple[str, bytes]] = (),
+        fetch_timeout: float | None = None,
+        fetch_mb: float | None = None,
+    ) -> None:
+        self.progress = progress
+        opts = settings.__dict__ if settings is not None else {}
+
+        def from_disk(x: InputFile) -> Request:  # the worker reads the file: this process never holds it
+            return Request(x.name, path=str(x.path), max_mb=max_mb, root=str(x.root),
+                           follow_symlinks=follow_symlinks, settings=opts)  # fmt: skip
+
+        jobs = [_Job(x.name, x.origin, "parse", lambda x=x: from_disk(x)) for x in inputs]
+        jobs += [
+            _Job(n, None, "parse", lambda n=n, d=d: Request(n, data=d, max_mb=max_mb, settings=opts))
+            for n, d in uploads
+        ]
+        jobs += [_Job(u, None, "fetch", lambda u=u: _fetched(u, fetch_timeout, fetch_mb)) for u in urls]
+        self.jobs = jobs
+        self._session: ParseSession | None = None
+        self._gen: Iterator[Parsed] | None = None
+
+    def __len__(self) -> int:
+        return len(self.jobs)
+
+    def __iter__(self) -> Iterator[Parsed]:
+        if self._gen is None:
+            self._gen = self._run()
+        return self._gen
+
+    def __enter__(self) -> ParseStream:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._gen is not None:
+            self._gen.close()  # leaves the session: its worker stops
+
+    def pump(self) -> None:
+        """Pass on the page progress of the file being parsed (call it while busy with the last one)."""
+        if self._session is not None:
+            self._session.pump()
+
+    def _run(self) -> Iterator[Parsed]:
+        if not self.jobs:
+            return
+        totals = {s: sum(j.stage == s for j in self.jobs) for s in ("parse", "fetch")}
+        done = dict.fromkeys(totals, 0)
+        with ParseSession() as session:
+            self._session = session
+            try:
+                ahead = self._start(self.jobs[0])
+                for k, job in enumerate(self.jobs):
+                    item = ahead if ahead is not None else self._finish(job)
+                    done[job.stage] += 1
+                    if self.progress:
+                        self.progress(job.stage, done[job.stage], totals[job.stage])
+                    ahead = self._start(self.jobs[k + 1]) if k + 1 < len(self.jobs) else None
+                    yield Parsed(job.name, item, job.origin)
+            finally:
+                self._session = None
+
+    def _start(self, job: _Job) -> DocumentError | None:
+        """Hand ``job`` to the worker; its error when it fails before (a URL that cannot be fetched)."""
+        assert self._session is not None
+        try:
+            req = job.make()
+        except DocumentError as e:
+            return e
+
+        def pages(done: int, total: int) -> None:
+            if self.progress:
+                self.progress(f"page {job.name}", done, total)
+
+        self._session.submit(req, pages)
+        return None
+
+    def _finish(self, job: _Job) -> Document | DocumentError:
+        assert self._session is not None
+        try:
+            return self._session.result()
+        except DocumentError as e:
+            return e
+
+
+def _fetched(url: str, timeout: float | None, max_mb: float | None) -> Request:
+    """Fetch ``url`` here (the fetch policy, timeout and size cap apply); its body for the worker."""
+    from ragkit.ingestion.fetch import DEFAULT_FETCH_MB, DEFAULT_TIMEOUT_S, fetch
+
+    return Request.for_page(url, fetch(url, timeout or DEFAULT_TIMEOUT_S, max_mb or DEFAULT_FETCH_MB))
 
 
 def parse_urls(
@@ -165,18 +245,10 @@ def parse_urls(
     max_mb: float | None = None,
     progress: IngestProgress | None = None,
 ) -> list[Parsed]:
-    """Fetch and parse each URL (a document named by its URL); every failure is that URL's error."""
-    from ragkit.ingestion.fetch import DEFAULT_FETCH_MB, DEFAULT_TIMEOUT_S, load_url
-
-    out = []
-    for i, url in enumerate(urls):
-        item = guarded_parse(
-            url, lambda u=url: load_url(u, timeout or DEFAULT_TIMEOUT_S, max_mb or DEFAULT_FETCH_MB)
-        )
-        out.append(Parsed(url, item))
-        if progress:
-            progress("fetch", i + 1, len(urls))
-    return out
+    """Fetch each URL and parse it in the worker (a document named by its URL); every failure is that
+    URL's error."""
+    with ParseStream(urls=urls, progress=progress, fetch_timeout=timeout, fetch_mb=max_mb) as stream:
+        return list(stream)
 
 
 def guarded_parse(name: str, parse: Callable[[], Document]) -> Document | DocumentError:

@@ -158,6 +158,11 @@ def serve_visitors(on: bool = True) -> None:
     _VISITORS["on"] = on
 
 
+def serving_visitors() -> bool:
+    """Whether this process serves visitors (the app) rather than one user (the CLI, a script)."""
+    return _VISITORS["on"]
+
+
 def _same_service(url: str, admin_value: str | None) -> bool:
     return bool(admin_value) and url.strip().rstrip("/") == str(admin_value).strip().rstrip("/")
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
-from ragkit.ingestion.limits import Budget
+from ragkit.ingestion.limits import Budget, Limits
 from ragkit.ingestion.reading import page_ranges
 from ragkit.ingestion.tables import count_markdown_tables
 
@@ -117,15 +117,19 @@ def orientation(exe: str, png: bytes) -> int:
     return int(rotate.group(1)) if rotate and sure and float(sure.group(1)) >= 1.0 else 0
 
 
-def ocr_page(page: object, lang: str = "eng", dpi: int = DPI) -> OcrPage:
-    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` and read it with Tesseract; a page read with
+def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits | None = None) -> OcrPage:
+    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` — lower when the page would pass the pixel cap
+    (a 7,200-point poster is 900 megapixels at 300 dpi) — and read it with Tesseract; a page read with
     low confidence is turned upright first when it was scanned sideways or upside down."""
     import pymupdf
 
     exe = tesseract_path()
     if exe is None:
         raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
-    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)  # type: ignore[attr-defined]
+    rect = page.rect  # type: ignore[attr-defined]
+    dpi = (limits or Limits.from_env()).render_dpi(rect.width, rect.height, dpi)
+    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
+    pix = page.get_pixmap(matrix=zoom, colorspace=pymupdf.csGRAY)  # type: ignore[attr-defined]
     png = pix.tobytes("png")
     read = parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
     if read.confidence >= TURN_BELOW:
@@ -182,10 +186,13 @@ def ocr_pages(
         check_language(ocr_language)
     except DocumentError as e:
         return pages, [str(e).removeprefix("OCR: ") + " — pages without a text layer were not read"]
-    out, confidence = list(pages), {}
+    out, confidence, coarse = list(pages), {}, []
     for k, n in enumerate(want):
         budget.check_time(f"OCR of page {n}")
-        read = ocr_page(doc.load_page((only or n) - 1), ocr_language, dpi)
+        page = doc.load_page((only or n) - 1)
+        if budget.limits.render_dpi(page.rect.width, page.rect.height, dpi) < dpi:
+            coarse.append(n)
+        read = ocr_page(page, ocr_language, dpi, budget.limits)
         confidence[n] = read.confidence
         if read.text.strip():
             budget.add_text(len(read.text))
@@ -194,7 +201,14 @@ def ocr_pages(
             out[at] = Page(number=n, text=text, tables=count_markdown_tables(text))
     conf = ", ".join(f"p{p}: {c:.0f}" for p, c in confidence.items())
     where = f"page {want[0]}" if len(want) == 1 else f"pages {page_ranges(want)}"
-    return out, [f"{OCR_NOTE} on {where}; mean word confidence {conf}"]
+    notes = [f"{OCR_NOTE} on {where}; mean word confidence {conf}"]
+    if coarse:
+        which = f"page {coarse[0]} is" if len(coarse) == 1 else f"pages {page_ranges(coarse)} are"
+        notes.append(
+            f"{which} too large to render at {dpi} dpi within the {budget.limits.megapixels:g}-megapixel "
+            "cap (RAGKIT_MAX_MEGAPIXELS): read at a lower resolution"
+        )
+    return out, notes
 
 
 #: how a note that OCR read a page begins (information, not a warning: the report shows it as such)

@@ -10,7 +10,7 @@ from pathlib import Path
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.types import Document, Page
-from ragkit.ingestion.limits import Budget
+from ragkit.ingestion.limits import Budget, Limits, check_image
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.pdf import _parse_pdf
 from ragkit.ingestion.reading import (
@@ -82,6 +82,7 @@ def parse_bytes(
     if kind == "image":
         from ragkit.ingestion.pdf import parse_image
 
+        check_image(name, data, Limits.from_env())  # its declared pixels, before anything is decoded
         s = settings or ParseSettings()
         pages, warnings = parse_image(name, data, progress, s.ocr_language)
         encoding = None
@@ -91,8 +92,11 @@ def parse_bytes(
         encoding = None
         meta["parser"] = s.key()
     else:
+        limits = Limits.from_env()
+        if len(data) > limits.text_bytes:  # a 200 MB line is refused before it is decoded
+            Budget(name, limits).add_text(_fewest_chars(data))
         text, encoding, warnings = _decode_text(name, data)
-        Budget(name).add_text(len(text))
+        Budget(name, limits).add_text(len(text))
         pages = text_pages(text)
         if not text.strip():
             warnings.append("the file holds only whitespace: nothing to index")
@@ -107,6 +111,19 @@ def parse_bytes(
         meta=meta,
     )
     return doc
+
+
+def _fewest_chars(data: bytes) -> int:
+    """How few characters ``data`` can decode to: a UTF-16/32 byte-order mark halves or quarters it; else
+    every byte that is not a UTF-8 continuation byte starts a character (legacy encodings: every byte)."""
+    if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        return len(data) // 4
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return len(data) // 2
+    return len(data) - sum(data.count(b) for b in _CONTINUATION)
+
+
+_CONTINUATION = [bytes([b]) for b in range(0x80, 0xC0)]
 
 
 def text_pages(text: str) -> list[Page]:

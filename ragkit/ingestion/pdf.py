@@ -12,7 +12,7 @@ from dataclasses import replace
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.hyphenation import _Hyphenation
-from ragkit.ingestion.limits import Budget, check_page_streams
+from ragkit.ingestion.limits import Budget, check_page_streams, check_pdf
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import ocr_pages
@@ -78,6 +78,8 @@ def _parse_pdf(
             raise DocumentError(
                 name, "the PDF is password-protected; remove the password and ingest it again"
             )
+        budget = Budget(name)
+        check_pdf(name, doc, budget)  # pages, and every stream's filter chain, before anything is read
         if doc.page_count == 0:
             raise DocumentError(name, "the PDF has no pages — corrupt or truncated")
         if doc.is_repaired:
@@ -89,7 +91,6 @@ def _parse_pdf(
                     "are missing) — copy or download the file again",
                 )
             warnings.append("the PDF was damaged and had to be repaired; some text may be missing")
-        budget = Budget(name)
         if parser == "layout":
             pages = parse_layout_pages(name, doc, data, budget, progress, warnings)
         elif parser == "plain":

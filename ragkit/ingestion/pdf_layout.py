@@ -15,7 +15,7 @@ from typing import Any
 from ragkit.core.types import Page
 from ragkit.ingestion import pdf_spans
 from ragkit.ingestion.hyphenation import _Hyphenation
-from ragkit.ingestion.limits import Budget, check_page_streams
+from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.tables import count_markdown_tables
@@ -237,6 +237,9 @@ def parse_layout_pages(
                 page = doc.load_page(i)
                 check_page_streams(name, doc, page, i, budget)
                 numbered = numbered_page_text(page)  # a transcript's page: read row by row
+                if numbered is None and too_big_to_render(page, budget.limits):  # the engine draws it
+                    numbered = page.get_text()
+                    warnings.append(f"page {i + 1} is too large for the layout engine: its text layer read")
                 laid.append(layout_page(page) if numbered is None else LayoutPage(numbered, ()))
                 typed.append(numbered is None and typewritten(page))
                 found = plumber.tables(i) if numbered is None else []

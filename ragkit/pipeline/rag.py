@@ -111,6 +111,10 @@ class RagPipeline:
             load = getattr(self.llm, "load", None)
             if load is not None and self.capabilities.in_process:
                 load()
+            if self.config.web_search:  # fetched pages are parsed by a worker: have one ready
+                from ragkit.ingestion.worker import POOL
+
+                POOL.keep_warm(1, wait=60.0)
             self._warm = True
         return (time.perf_counter() - t) * 1000
 

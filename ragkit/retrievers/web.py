@@ -24,8 +24,9 @@ from urllib.parse import urlencode
 from ragkit.core.errors import ConfigError, DocumentError, RagkitError
 from ragkit.core.options import Option
 from ragkit.core.types import Document
-from ragkit.ingestion.fetch import USER_AGENT, PageCache, fetch, fetched_to_document
+from ragkit.ingestion.fetch import USER_AGENT, PageCache, fetch
 from ragkit.ingestion.netpolicy import FetchPolicy, FetchRefused, policy_client, service_policy
+from ragkit.ingestion.worker import ParseSession, Request
 
 #: the config fields of web search (SearXNG -> pages -> a per-question index)
 OPTIONS = (
@@ -131,13 +132,16 @@ def fetch_pages(
     errors: list[dict[str, str]] = []
     deadline = time.monotonic() + budget_s
     pool = cf.ThreadPoolExecutor(max_workers=max(1, min(8, len(results))))
+    session = ParseSession()  # fetched in parallel, parsed in turn by one bounded worker
+
+    def page(url: str) -> Document:
+        fetched = fetch(url, min(budget_s, 15.0), max_mb, cache)
+        if not fetched.data:
+            raise DocumentError(url, "the page is empty")
+        return session.parse(Request.for_page(url, fetched))
+
     try:
-        futures = {
-            pool.submit(
-                lambda r=r: fetched_to_document(r.url, fetch(r.url, min(budget_s, 15.0), max_mb, cache))
-            ): i
-            for i, r in enumerate(results)
-        }
+        futures = {pool.submit(page, r.url): i for i, r in enumerate(results)}
         done, pending = cf.wait(futures, timeout=max(0.0, deadline - time.monotonic()))
         for f in done:
             i = futures[f]
@@ -158,6 +162,7 @@ def fetch_pages(
             )
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+        session.close()  # a page still being parsed past the budget is stopped
     return [docs[i] for i in sorted(docs)], errors
 
 

@@ -538,3 +538,43 @@ def _assert_run_scores_differ(page) -> None:
     per_a = [v["ndcg@10"] for v in a["per_question"].values()]
     per_b = [v["ndcg@10"] for v in b["per_question"].values()]
     assert per_a != per_b or a["metrics"]["evidence_precision"] != b["metrics"]["evidence_precision"]
+
+
+def test_a_bomb_uploaded_beside_a_good_file_is_refused_and_the_page_stays_usable(server, browser, tmp_path):
+    """The issue's 1.6 MB DOCX whose relationships link a 1.5 GB part, uploaded with a good note: the
+    report names the bomb and why, the note is listed and indexed, and the app answers from it."""
+    from playwright.sync_api import expect
+
+    from tests.bombs import linked_part_docx
+
+    expect.set_options(timeout=180_000)
+    bomb = linked_part_docx(tmp_path / "handbook.docx")
+    good = tmp_path / "kiln-log.md"
+    good.write_text("# Kiln log\n\nThe second firing reached cone 10 after eleven hours of steady heat.\n")
+    page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    page.set_default_timeout(180_000)
+    page.goto(server)
+    main, sidebar = page.get_by_role("main"), page.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_label("New collection").fill("bombs")
+    sidebar.get_by_role("button", name="Create").click()
+    expect(main.get_by_text("Collection bombs is empty")).to_be_visible()
+    main.locator('input[type="file"]').set_input_files([str(bomb), str(good)])
+    main.get_by_role("button", name="Upload and index").click()
+    expect(main.get_by_text("Ingestion report")).to_be_visible()
+    alerts = main.locator('[data-testid="stAlert"]')
+    refused = alerts.filter(has_text="handbook.docx: expands to more than 512 MB")
+    expect(refused.first).to_contain_text("word/media/x.png")
+    listed = main.locator('[data-testid="stMarkdown"]').filter(has_text="kiln-log.md").first
+    expect(listed).to_contain_text("1 page · 1 chunk")
+    expect(main.locator('[data-testid="stMarkdown"]').filter(has_text="handbook.docx")).to_have_count(0)
+    no_traceback(page)
+    # the app goes on: it answers from the good file (offline reader: an earlier test may have left A's
+    # backend on a server that is gone)
+    choose(page, sidebar, "LLM backend", re.compile("^extractive"))
+    sidebar.get_by_role("link", name="Ask").click()
+    box = page.get_by_placeholder("Ask a question about the documents")
+    box.fill("How long did the second firing take?")
+    box.press("Enter")
+    answer = page.locator('[data-testid="stChatMessage"]').filter(has_text="eleven hours")
+    expect(answer.first).to_be_visible()
+    no_traceback(page)

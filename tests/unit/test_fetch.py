@@ -61,7 +61,7 @@ def test_fetched_pages_are_cached_by_url(pages, tmp_path):
     assert again == first and len(pages.requests) == before + 1  # the second came from the cache
 
 
-def test_fetching_search_results_stays_within_the_time_budget(pages):
+def test_fetching_search_results_stays_within_the_time_budget(pages, warm_parse_worker):
     from ragkit.retrievers.web import SearchResult
 
     results = [SearchResult(f"{pages.url}/slow", "slow", ""), SearchResult(f"{pages.url}/news", "news", "")]

@@ -14,7 +14,8 @@ import pytest
 from ragkit.core.errors import DocumentError
 from ragkit.index.ingest import ingest_paths, open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker
-from ragkit.ingestion.limits import Limits, inflated_size
+from ragkit.ingestion.expansion import decoded_size
+from ragkit.ingestion.limits import Limits
 from ragkit.ingestion.parse import load_document
 from tests.adversarial import PDFS, docx_bomb, pdf_stream_bomb
 
@@ -73,15 +74,16 @@ def test_a_docx_bomb_is_refused_with_bounded_memory_while_the_good_file_is_index
 def test_a_pdf_page_stream_bomb_is_refused_before_it_is_inflated(tmp_path):
     bomb = pdf_stream_bomb(tmp_path / "bomb.pdf", stream_mb=100)
     out = _parse_in_child(bomb)
-    assert out["outcome"].startswith("bomb.pdf: page 1's content stream expands to more than 64 MB")
+    assert out["outcome"].startswith("bomb.pdf: its stream object")
+    assert "(filters FlateDecode) expands to more than 64 MB" in out["outcome"]
     assert out["peak_kb"] / 1024 < 400  # the stream is never inflated whole (100 MB, and MuPDF's copies)
 
 
-def test_inflated_size_stops_at_its_limit():
+def test_decoded_size_stops_at_its_limit():
     raw = zlib.compress(b"a" * 10_000_000)
-    assert inflated_size(raw, 20_000_000) == 10_000_000
-    assert inflated_size(raw, 1_000_000) is None
-    assert inflated_size(b"not zlib", 10) == 0
+    assert decoded_size(raw, ["FlateDecode"], 20_000_000) == 10_000_000
+    assert decoded_size(raw, ["FlateDecode"], 1_000_000) is None
+    assert decoded_size(b"not zlib", ["FlateDecode"], 10) == 0
 
 
 def test_text_chunk_and_time_caps_are_settings(tmp_path, monkeypatch, fake_embedder):

@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 
 from ragkit.core.errors import DocumentError
-from ragkit.index.inputs import expand_inputs, parse_inputs
+from ragkit.index.inputs import ParseStream, expand_inputs
 from ragkit.ingestion.parse import load_document, parse_bytes
 from ragkit.ingestion.tables import table_to_markdown
 
@@ -130,7 +130,8 @@ def test_batch_goes_on_after_bad_files(tmp_path):
     (tmp_path / "empty.txt").write_bytes(b"")
     (tmp_path / "x.docx").write_bytes(b"PK")
     inputs, missing = expand_inputs([tmp_path / n for n in ("empty.txt", "x.docx", "good.txt")])
-    results = {p.name: p.item for p in parse_inputs(inputs)}
+    with ParseStream(inputs) as stream:  # parsed in the worker
+        results = {p.name: p.item for p in stream}
     assert missing == []
     assert isinstance(results["empty.txt"], DocumentError)
     assert isinstance(results["x.docx"], DocumentError)

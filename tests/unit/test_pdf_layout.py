@@ -110,7 +110,7 @@ def test_a_collection_parses_each_pdf_once_per_parser_and_indexes_them_apart(
     assert plain.source == layout.source == "kiln.pdf" and plain.doc_id == layout.doc_id
     import ragkit.index.collections as collections
 
-    monkeypatch.setattr(collections, "parse_bytes", lambda *a, **k: pytest.fail("parsed twice"))
+    monkeypatch.setattr(collections.ParseSession, "parse", lambda *a, **k: pytest.fail("parsed twice"))
     again = Collection("lab", tmp_path)
     assert again.documents(ParseSettings("plain"))[0].pages[0].text == plain.pages[0].text  # from the cache
     chunker = SlidingChunker(size=200, overlap=20)
