@@ -83,9 +83,10 @@ def add_commands(sub: Any) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from ragkit.evaluation.datasets.questionsets import load_question_set
+    from ragkit.evaluation.sweep.checkpoint import save_sweep
     from ragkit.evaluation.sweep.grid import Grid
-    from ragkit.evaluation.sweep.runner import Sweep, save_sweep
-    from ragkit.evaluation.sweep.summary import sweep_csv, sweep_markdown
+    from ragkit.evaluation.sweep.report import sweep_csv, sweep_markdown
+    from ragkit.evaluation.sweep.runner import Sweep
 
     grid = Grid.load(args.grid)
     collection = None
