@@ -14,9 +14,9 @@ from ragkit.core.errors import RagkitError
 from ragkit.evaluation.metrics.judge import judge_backends
 from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
 from ragkit.evaluation.questiongen import saved_question_sets
+from ragkit.evaluation.sweep.checkpoint import list_sweeps, save_sweep
 from ragkit.evaluation.sweep.grid import Grid
-from ragkit.evaluation.sweep.runner import Sweep, list_sweeps, save_sweep
-from ragkit.evaluation.sweep.summary import (
+from ragkit.evaluation.sweep.report import (
     index_mb_text,
     outcome,
     p50_text,
@@ -26,6 +26,7 @@ from ragkit.evaluation.sweep.summary import (
     table_order,
     vs_best_text,
 )
+from ragkit.evaluation.sweep.runner import Sweep
 from ragkit.pipeline.config import PipelineConfig
 from ragkit.pipeline.fields import FIELDS
 from ui import state, widgets
