@@ -40,6 +40,7 @@ from ragkit.evaluation.sweep.candidates import (
 from ragkit.evaluation.sweep.grid import Candidate, Grid
 from ragkit.evaluation.sweep.holdout import DEFAULT_SHARE, split, stratum
 from ragkit.evaluation.sweep.racing import Drop, Schedule, default_schedule, look
+from ragkit.evaluation.sweep.rates import measured, save_rates
 from ragkit.evaluation.sweep.summary import summarise
 
 
@@ -91,6 +92,7 @@ class Sweep:
         self.held_failures: list[dict[str, str]] = []
         # what the work took, for the rates the next estimate rests on (ragkit.evaluation.sweep.cost)
         self.timing: dict[str, Any] = {"builds": [], "steps": {}}
+        self.index_plans: list[Any] = []  # the indexes as the cost estimate found them, before the run
         self.drops: dict[str, Drop] = {}
         self.failures: list[dict[str, str]] = []
         self.looks: list[dict[str, Any]] = []
@@ -173,6 +175,8 @@ class Sweep:
                     self.save_checkpoint()
             if stopped:
                 self.status = stopped
+        if checkpoint:  # what this run measured: the next estimate rests on it
+            save_rates(self.index_root, measured(self, self.index_plans))
         return self.result()
 
     def _score_held_out(
