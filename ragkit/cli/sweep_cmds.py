@@ -67,6 +67,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument(
         "--yes", action="store_true", help="start without asking when the cost is over the limit (scripts)"
     )
+    p.add_argument("--cost-only", action="store_true", help="print what the sweep would cost, run nothing")
     p.add_argument("--budget", type=int, default=None, help="stop after this many question evaluations")
     p.add_argument(
         "--max-latency-ms", type=float, default=None, help="drop set-ups whose p50 latency exceeds this"
@@ -135,6 +136,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     say(f"metric {sweep.metric}")
     for line in cost_lines(cost):
         say(line)
+    if args.cost_only:
+        return 0
     if cost["confirm"] and not _confirmed(args, cost["confirm"]):
         return 2
     if not args.fresh and (loaded := sweep.resume()):

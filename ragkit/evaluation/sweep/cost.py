@@ -12,6 +12,7 @@ and is known only after the race.
 from __future__ import annotations
 
 import random
+import statistics
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,6 +41,8 @@ CONFIRM_SETUPS = 50
 SAMPLE_DOCS = 40
 PROBE_CHUNKS = 64
 PROBE_QUESTIONS = 5
+#: chunks a probe embeds before it starts the clock (model loading and the first batch's warm-up)
+WARM = 8
 
 
 @dataclass
@@ -146,14 +149,18 @@ def _probe(
         if embed_rate_name(emb.cache_key) not in rates and todo:
             cache = getattr(emb, "cache", None)
             cached = cache.get_many(emb.cache_key, [sha256_text(t) for t in todo]) if cache else {}
-            fresh = [t for t in dict.fromkeys(todo) if sha256_text(t) not in cached][:PROBE_CHUNKS]
-            if fresh:
-                emb.embed_query("warm up")  # loads the model: not part of the rate
+            fresh = [t for t in dict.fromkeys(todo) if sha256_text(t) not in cached][: PROBE_CHUNKS + WARM]
+            if len(fresh) > WARM:
+                # chunks the sweep needs anyway (the cache keeps them); the first few load the model and
+                # warm it up, and are not part of the rate
+                emb.embed(fresh[:WARM])
                 t0 = time.perf_counter()
-                emb.embed(fresh)  # chunks the sweep needs anyway: the cache keeps them
+                emb.embed(fresh[WARM:])
                 spent = time.perf_counter() - t0
                 new[embed_rate_name(emb.cache_key)] = rate(
-                    len(fresh) / spent, "chunks per s", f"probe: {len(fresh)} of its chunks embedded"
+                    (len(fresh) - WARM) / spent,
+                    "chunks per s",
+                    f"probe: {len(fresh) - WARM} of its chunks embedded",
                 )
         kinds = {
             work_kind(sweep.qset, c.config)
@@ -163,11 +170,12 @@ def _probe(
         missing = [k for k in kinds if question_rate_name(k) not in rates and k.startswith("retrieval")]
         if missing:
             emb.embed_query("warm up")
-            questions = _questions(sweep)
-            t0 = time.perf_counter()
-            for q in questions:
+            times = []
+            for q in _questions(sweep):
+                t0 = time.perf_counter()
                 emb.embed_query(q)
-            per = (time.perf_counter() - t0) / max(len(questions), 1)
+                times.append(time.perf_counter() - t0)
+            per = statistics.median(times) if times else 0.0
             for k in missing:
                 new[question_rate_name(k)] = rate(per, "s per question", "probe: the query's embedding only")
     return new
