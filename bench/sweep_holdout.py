@@ -55,6 +55,8 @@ def figures(result: dict) -> dict:
         "optimism": round(result["optimism"], 4),
         "optimism_ci": [round(result["optimism_ci_low"], 4), round(result["optimism_ci_high"], 4)],
         "best_set_mean_optimism": round(statistics.fmean(c["optimism"] for c in kept), 4),
+        "pick_optimism": None if result["pick_optimism"] is None else round(result["pick_optimism"], 4),
+        "winner_holdout_rank": win["holdout_rank"],
         "holdout_best_in_set": max(kept, key=lambda c: c["holdout_mean"])["name"],
         "evaluations_used": result["evaluations_used"],
         "evaluations_full": result["evaluations_full"],
@@ -77,10 +79,12 @@ def main() -> None:
             rows[f"seed {seed}"] = f = figures(run(args.dataset, grid, seed, args.index_root))
             print(f"{Path(grid).stem} seed {seed}: {json.dumps(f)}", flush=True)
         opt = [r["optimism"] for r in rows.values()]
+        pick = [r["pick_optimism"] for r in rows.values() if r["pick_optimism"] is not None]
         out[Path(grid).stem] = {
             "runs": rows,
             "mean_optimism": round(statistics.fmean(opt), 4),
             "runs_with_positive_optimism": sum(o > 0 for o in opt),
+            "mean_pick_optimism": round(statistics.fmean(pick), 4) if pick else None,
         }
     print(write_result("sweep_holdout_scifact", out))
 

@@ -106,6 +106,14 @@ def test_the_winner_of_equal_noisy_set_ups_scores_lower_on_questions_the_race_ne
     assert result["optimism_ci_low"] < result["optimism"] < result["optimism_ci_high"]
     assert win["holdout_ci_low"] < win["holdout_mean"] < win["holdout_ci_high"] and win["holdout_n"] == 60
     assert not result["selection_optimistic"]
+    # and as every mean over all questions is the same, a luckier race means unluckier held-out questions:
+    # the race's winner is the last of the set-ups kept on them, and the pick's own optimism is its lead
+    kept = [c for c in result["candidates"] if c["best_within_noise"]]
+    lead = win["mean"] - sum(c["mean"] for c in kept) / len(kept)
+    assert win["holdout_rank"] == len(kept) > 1 and sorted(c["holdout_rank"] for c in kept) == list(
+        range(1, len(kept) + 1)
+    )
+    assert result["pick_optimism"] == pytest.approx((1 + 140 / 60) * lead) and lead > 0
     for c in result["candidates"]:  # every set-up the race kept is re-scored, with its interval
         assert ("holdout_mean" in c) == c["best_within_noise"]
     header = sweep_csv(result).splitlines()[0]

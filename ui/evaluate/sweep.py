@@ -34,7 +34,7 @@ CONFIRM = "sweep_confirm"
 #: the form's widgets kept with the collection when a sweep starts (a reload or a new tab finds the grid,
 #: and "Start sweep" then resumes a sweep that stopped before its end)
 FORM_KEYS = ("sweep_source", "sweep_saved", "sweep_path", "sweep_base", "sweep_metric", "sweep_racing",
-             "sweep_limit", "sweep_ceiling", "sweep_size_ceiling", "sweep_holdout")  # fmt: skip
+             "sweep_limit", "sweep_ceiling", "sweep_size_ceiling", "sweep_heldout_share")  # fmt: skip
 
 
 def _restore_form(ws: Any, collection: Any) -> dict[str, Any] | None:
@@ -102,7 +102,7 @@ def _settings() -> dict[str, Any]:
         min_value=0.0,
         max_value=0.5,
         step=0.05,
-        key=widgets.seed("sweep_holdout", DEFAULT_SHARE),
+        key=widgets.seed("sweep_heldout_share", DEFAULT_SHARE),
         help="The race picks on the other questions; the set-ups it keeps are scored again on these, which "
         "it never saw: the winner's score on the questions that picked it is optimistic (the winner's "
         "curse). 0: report the race's own scores (labelled optimistic).",

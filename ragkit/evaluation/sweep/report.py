@@ -125,11 +125,19 @@ def optimism_text(result: dict[str, Any]) -> str:
     )
     if result.get("optimism") is None:
         return f"{picked} — optimistic: {h.get('note', 'no held-out questions')}."
-    return (
+    text = (
         f"{picked}; {score_text(win, 'holdout')} on {win['holdout_n']} held-out questions the race never "
         f"saw. Optimism (selection − held-out): {result['optimism']:+.4f} "
-        f"(95 % CI {result['optimism_ci_low']:+.4f} to {result['optimism_ci_high']:+.4f}). {h['note']}."
+        f"(95 % CI {result['optimism_ci_low']:+.4f} to {result['optimism_ci_high']:+.4f})"
     )
+    kept = sum(1 for c in result["candidates"] if c.get("holdout_rank"))
+    if result.get("pick_optimism") is not None:
+        text += (
+            f"; of it, the pick's own: {result['pick_optimism']:+.4f} (its lead over the {kept} set-ups "
+            "kept, on the race's questions minus on the held-out ones; the rest is the two parts' "
+            f"difficulty). On the held-out questions it ranks {win['holdout_rank']} of {kept}"
+        )
+    return f"{text}. {h['note']}."
 
 
 def reading_notes(result: dict[str, Any]) -> list[str]:

@@ -75,6 +75,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
             if k in alive and sweep.looks:
                 entry["vs_best"].update(_last_look(entry["vs_best"], sweep.looks[-1]))
         candidates.append(entry)
+    _rank_held_out(candidates, sweep.higher)
     winner = next((c for c in candidates if c["config_hash"] == best), {})
     sweep_id = uuid.uuid4().hex[:10]
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
@@ -101,6 +102,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
         "optimism": winner.get("optimism"),
         "optimism_ci_low": winner.get("optimism_ci_low"),
         "optimism_ci_high": winner.get("optimism_ci_high"),
+        "pick_optimism": _pick_optimism(winner, candidates, sweep.higher),
         "selection_optimistic": "optimism" not in winner,
         "metric": metric,
         "higher_is_better": sweep.higher,
@@ -155,6 +157,25 @@ def _held_out(sweep: Any, key: str) -> dict[str, Any]:
     if opt is not None:
         out |= {"optimism": opt[0], "optimism_ci_low": opt[1], "optimism_ci_high": opt[2]}
     return out
+
+
+def _rank_held_out(candidates: list[dict[str, Any]], higher: bool) -> None:
+    """Each re-scored set-up's rank among those re-scored by its held-out mean (1: the best)."""
+    scored = [c for c in candidates if c.get("holdout_mean") is not None]
+    for i, c in enumerate(sorted(scored, key=lambda c: -c["holdout_mean"] if higher else c["holdout_mean"])):
+        c["holdout_rank"] = i + 1
+
+
+def _pick_optimism(winner: dict[str, Any], candidates: list[dict[str, Any]], higher: bool) -> float | None:
+    """The optimism the pick itself adds: the winner's lead over the mean of the set-ups re-scored with it
+    on the race's questions, minus its lead on the held-out ones (the two parts' different difficulty,
+    shared by every set-up, cancels; None with fewer than two re-scored)."""
+    kept = [c for c in candidates if c.get("holdout_mean") is not None and c.get("mean") is not None]
+    if len(kept) < 2 or winner.get("holdout_mean") is None:
+        return None
+    lead = winner["mean"] - statistics.fmean(c["mean"] for c in kept)
+    held = winner["holdout_mean"] - statistics.fmean(c["holdout_mean"] for c in kept)
+    return (lead - held) * (1.0 if higher else -1.0)
 
 
 def _holdout_block(sweep: Any, scored: bool) -> dict[str, Any]:
