@@ -108,7 +108,23 @@ def test_a_rate_never_measured_makes_the_estimate_a_lower_bound_and_the_probe_me
     assert question_rate_name("retrieval · dense") in kept and CHUNK_RATE in kept
     assert kept[question_rate_name("retrieval · dense")]["source"].startswith("probe")
     assert embed_rate_name(fake.cache_key) in kept and fake.new_embeddings > 0  # its own chunks, embedded
-    assert "questions of retrieval · dense" not in probed["not_estimated"]
+    assert "questions of retrieval · dense" not in probed["not_estimated"] and not probed["lower_bound"]
+    assert (
+        kept[question_rate_name("retrieval · bm25")]["source"]
+        == "probe: 5 questions over 30 of its documents"
+    )
+
+
+def test_set_ups_whose_llm_calls_a_server_are_not_probed_and_stay_unknown(tmp_path):
+    from tests.unit.test_sweep import PlantedRunner, qset
+
+    PlantedRunner.built = []
+    grid = {"base": {"retriever": "bm25"}, "vary": {"llm": ["extractive", "groq"]}}
+    sweep = Sweep(qset(), Grid.from_dict(grid), "ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner)
+    cost = estimate_cost(sweep, probe=True)
+    assert cost["not_estimated"] == ["questions of answers · bm25 · groq"] and cost["lower_bound"]
+    assert [b["name"] for b in PlantedRunner.built] == ["extractive"]  # timed once; groq never called
+    assert "at least" in "\n".join(cost_lines(cost))
 
 
 def test_a_grid_over_the_limit_asks_for_confirmation(tmp_path, monkeypatch):

@@ -12,7 +12,7 @@ and is known only after the race.
 from __future__ import annotations
 
 import random
-import statistics
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,7 +21,7 @@ from typing import Any
 from ragkit.core.hashing import sha256_text
 from ragkit.evaluation.runs.beir import dataset_index_cached, dataset_index_path
 from ragkit.evaluation.runs.config_run import embedder_for
-from ragkit.evaluation.sweep.candidates import item_id, reads_vectors, work_kind
+from ragkit.evaluation.sweep.candidates import reads_vectors, work_kind
 from ragkit.evaluation.sweep.rates import (
     CHUNK_RATE,
     embed_rate_name,
@@ -33,6 +33,7 @@ from ragkit.evaluation.sweep.rates import (
 from ragkit.index.lexical import TEXT_ONLY
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.ingestion.parsing import ParseSettings
+from ragkit.llms import LLMS
 
 #: an estimate over this many minutes, or a grid of more set-ups than this, asks before it starts
 CONFIRM_MINUTES = 30.0
@@ -43,6 +44,8 @@ PROBE_CHUNKS = 64
 PROBE_QUESTIONS = 5
 #: chunks a probe embeds before it starts the clock (model loading and the first batch's warm-up)
 WARM = 8
+#: fewest chunks a probe times (fewer would be noise; so few chunks cost nothing worth estimating)
+MIN_TIMED = 16
 
 
 @dataclass
@@ -64,7 +67,9 @@ class IndexPlan:
 def _documents(qset: Any) -> list[Any]:
     if qset.beir is not None:
         return qset.beir.documents()
-    return qset.documents if qset.documents is not None else qset.collection.documents()
+    if qset.documents is not None:
+        return qset.documents
+    return qset.collection.documents() if qset.collection is not None else []
 
 
 def _chunker_text(chunker: Any) -> str:
@@ -104,12 +109,19 @@ def plan_indexes(sweep: Any, embedders: dict) -> tuple[list[IndexPlan], float | 
                 chunked += sample_chars
                 plan.chars, plan.sample = total_chars, texts
                 plan.chunks = round(len(texts) * total_chars / max(sample_chars, 1))
-                cache = getattr(emb, "cache", None)
-                if vectors and cache is not None and texts:
-                    hits = cache.get_many(emb.cache_key, [sha256_text(t) for t in texts])
-                    plan.embedded = sum(sha256_text(t) in hits for t in texts) / len(texts)
+                if vectors:
+                    plan.embedded = embedded_share(texts, emb)
         plan.setups.append(cand.key)
     return list(plans.values()), (chunked / chunk_s if chunk_s > 0 else None)
+
+
+def embedded_share(texts: list[str], emb: Any) -> float | None:
+    """The share of ``texts`` already in the embedder's cache (None: no cache, or no texts)."""
+    cache = getattr(emb, "cache", None)
+    if cache is None or not texts:
+        return None
+    hits = cache.get_many(emb.cache_key, [sha256_text(t) for t in texts])
+    return sum(sha256_text(t) in hits for t in texts) / len(texts)
 
 
 def _state(sweep: Any, docs: list[Any], chunker: Any, model: Any, config: Any, vectors: bool) -> str:
@@ -124,12 +136,35 @@ def _state(sweep: Any, docs: list[Any], chunker: Any, model: Any, config: Any, v
     return "cached" if dataset_index_cached(Path(path)) else "to build"
 
 
-def _questions(sweep: Any) -> list[str]:
-    qset = sweep.qset
-    items = (sweep.items + sweep.held_items)[:PROBE_QUESTIONS]
+def _sample_set(qset: Any, docs: list[Any]) -> Any:
+    """The question set over a sample of its documents only (its questions unchanged): what a probe
+    builds its small index of, under a temporary root."""
+    from dataclasses import replace
+
     if qset.beir is not None:
-        return [qset.beir.queries[item_id(q)] for q in items]
-    return [q.question for q in items]
+        ids = {d.doc_id for d in docs}
+        corpus = {k: v for k, v in qset.beir.corpus.items() if k in ids}
+        return replace(qset, hash=f"{qset.hash}-probe", beir=replace(qset.beir, corpus=corpus))
+    return replace(qset, kind="questions", hash=f"{qset.hash}-probe", documents=docs, collection=None)
+
+
+def _time_questions(sweep: Any, config: Any, embedders: dict, docs: list[Any]) -> float | None:
+    """Seconds per question evaluation of ``config`` (its answer and its scoring), timed on a few of the
+    sweep's questions over a small index of sampled documents; None when nothing could be timed."""
+    items = (sweep.items + sweep.held_items)[: PROBE_QUESTIONS + 1]
+    if len(items) < 2:
+        return None
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            runner = sweep.make_runner(_sample_set(sweep.qset, docs), config, embedders, tmp)
+            runner.step(items[0])  # the first question warms the models up
+            t0 = time.perf_counter()
+            for q in items[1:]:
+                runner.step(q)
+            runner.finish()
+            return (time.perf_counter() - t0) / (len(items) - 1)
+    except Exception:  # a probe that cannot run leaves the rate unmeasured; the sweep says why it fails
+        return None
 
 
 def _probe(
@@ -139,45 +174,48 @@ def _probe(
     new: dict[str, dict[str, Any]] = {}
     if CHUNK_RATE not in rates and chunk_rate:
         new[CHUNK_RATE] = rate(chunk_rate, "characters per s", f"probe: {SAMPLE_DOCS} documents chunked")
-    by_model = {c.config.embedding_model: c.config for c in sweep.candidates}
-    for config in by_model.values():
+    for config in {c.config.embedding_model: c.config for c in sweep.candidates}.values():
         emb = embedder_for(config, embedders)
-        mine = [p for p in plans if p.vectors and p.model == emb.cache_key]
-        if not mine:
+        todo = [
+            t
+            for p in plans
+            if p.vectors and p.model == emb.cache_key and p.state == "to build" and (p.embedded or 0) < 1
+            for t in p.sample
+        ]
+        if embed_rate_name(emb.cache_key) in rates or not todo:
             continue
-        todo = [t for p in mine if p.state == "to build" and (p.embedded or 0) < 1 for t in p.sample]
-        if embed_rate_name(emb.cache_key) not in rates and todo:
-            cache = getattr(emb, "cache", None)
-            cached = cache.get_many(emb.cache_key, [sha256_text(t) for t in todo]) if cache else {}
-            fresh = [t for t in dict.fromkeys(todo) if sha256_text(t) not in cached][: PROBE_CHUNKS + WARM]
-            if len(fresh) > WARM:
-                # chunks the sweep needs anyway (the cache keeps them); the first few load the model and
-                # warm it up, and are not part of the rate
-                emb.embed(fresh[:WARM])
-                t0 = time.perf_counter()
-                emb.embed(fresh[WARM:])
-                spent = time.perf_counter() - t0
-                new[embed_rate_name(emb.cache_key)] = rate(
-                    (len(fresh) - WARM) / spent,
-                    "chunks per s",
-                    f"probe: {len(fresh) - WARM} of its chunks embedded",
-                )
-        kinds = {
-            work_kind(sweep.qset, c.config)
-            for c in sweep.candidates
-            if reads_vectors(sweep.qset, c.config) and c.config.embedding_model == config.embedding_model
-        }
-        missing = [k for k in kinds if question_rate_name(k) not in rates and k.startswith("retrieval")]
-        if missing:
-            emb.embed_query("warm up")
-            times = []
-            for q in _questions(sweep):
-                t0 = time.perf_counter()
-                emb.embed_query(q)
-                times.append(time.perf_counter() - t0)
-            per = statistics.median(times) if times else 0.0
-            for k in missing:
-                new[question_rate_name(k)] = rate(per, "s per question", "probe: the query's embedding only")
+        cache = getattr(emb, "cache", None)
+        cached = cache.get_many(emb.cache_key, [sha256_text(t) for t in todo]) if cache else {}
+        fresh = [t for t in dict.fromkeys(todo) if sha256_text(t) not in cached][: PROBE_CHUNKS + WARM]
+        # chunks the sweep needs anyway (the cache keeps them); the first few load the model and warm it
+        # up, and are not part of the rate; a corpus this small is simply embedded (nothing left to time)
+        emb.embed(fresh[:WARM])
+        if len(fresh) >= WARM + MIN_TIMED:
+            t0 = time.perf_counter()
+            emb.embed(fresh[WARM:])
+            new[embed_rate_name(emb.cache_key)] = rate(
+                (len(fresh) - WARM) / (time.perf_counter() - t0),
+                "chunks per s",
+                f"probe: {len(fresh) - WARM} of its chunks embedded",
+            )
+        else:
+            emb.embed(fresh[WARM:])
+    judged = sweep.judge is not None
+    every = _documents(sweep.qset)
+    docs = random.Random(0).sample(every, min(SAMPLE_DOCS, len(every)))
+    tried: set[str] = set()
+    for c in sweep.candidates:
+        kind = work_kind(sweep.qset, c.config, judged)
+        if kind in tried or question_rate_name(kind) in rates:
+            continue
+        tried.add(kind)
+        if judged or LLMS.component(c.config.llm).generative:
+            continue  # its calls take a server's time (and may cost): the first sweep of them measures it
+        per = _time_questions(sweep, c.config, embedders, docs)
+        if per is not None:
+            new[question_rate_name(kind)] = rate(
+                per, "s per question", f"probe: {PROBE_QUESTIONS} questions over {len(docs)} of its documents"
+            )
     return new
 
 
@@ -192,6 +230,9 @@ def estimate_cost(sweep: Any, embedders: dict | None = None, probe: bool = True)
         found = _probe(sweep, plans, embedders, rates, chunk_rate)
         save_rates(sweep.index_root, found)
         rates |= found
+        for p in plans:  # what the probe embedded (the sweep's own chunks) is in the cache now
+            if p.vectors and p.state == "to build":
+                p.embedded = embedded_share(p.sample, embedder_for(_config_of(sweep, p), embedders))
     rests_on: dict[str, str] = {}
 
     def used(name: str, text: str) -> float | None:
@@ -246,6 +287,10 @@ def estimate_cost(sweep: Any, embedders: dict | None = None, probe: bool = True)
         "rests_on": list(rests_on.values()),
         "confirm": confirm,
     }
+
+
+def _config_of(sweep: Any, plan: IndexPlan) -> Any:
+    return sweep.by_key[plan.setups[0]].config
 
 
 def rate_text(r: dict[str, Any]) -> str:
