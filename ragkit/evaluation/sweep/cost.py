@@ -273,6 +273,8 @@ def estimate_cost(sweep: Any, embedders: dict | None = None, probe: bool = True)
     return {
         **est,
         "combinations": sweep.grid.size(),
+        "metric": sweep.metric,
+        "judge": getattr(sweep.judge, "model_id", None),
         "n_selection": len(sweep.items),
         "n_holdout": len(sweep.held_items),
         "holdout_note": sweep.split_status,
@@ -332,7 +334,9 @@ def cost_lines(cost: dict[str, Any]) -> list[str]:
             f"At most {cost['llm_calls_max']:,} LLM calls, about {cost['tokens_max_estimate']:,} tokens"
         )
     if cost["judge_calls_max"]:
-        lines.append(f"At most {cost['judge_calls_max']:,} judge calls")
+        lines.append(
+            f"At most {cost['judge_calls_max']:,} judge calls ({cost['judge']} grading {cost['metric']})"
+        )
     bound = "at least" if cost["lower_bound"] else "about"
     unmeasured = ", ".join(cost["not_estimated"])
     lines.append(
