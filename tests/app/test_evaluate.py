@@ -325,6 +325,24 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, mo
     assert "stopped before its end" in texts(cut.info) and "**6 set-ups**" in texts(cut.caption)
 
 
+def test_an_uploaded_grid_fills_the_form_and_comes_back_out_as_written(app):
+    """"Use this grid": the form shows the file's grid (its base as written, each value in its control)
+    and the grid the page shows and downloads is the file's."""
+    at = open_evaluate(app)
+    grid = json.loads((ROOT / "bench" / "sweeps" / "scifact_grid_holdout.json").read_text())
+    at.session_state["_sweep_pending_grid"] = grid  # what the button leaves for the next run
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="sweep_base").value == "(the uploaded grid's base)"
+    assert at.multiselect(key="sweep_vary_retriever").value == ["bm25", "dense", "hybrid"]
+    assert at.text_input(key="sweep_chunk_size").value == "1000, 100000"
+    assert at.text_input(key="sweep_chunk_overlap").value == "200, 0"
+    assert at.radio(key="sweep_chunk_mode").value.startswith("paired")
+    assert at.text_input(key="sweep_vary_hybrid_weights").value == "1:1, 2:1"
+    assert json.loads(at.code[0].value) == grid
+    assert "**8 set-ups**" in texts(at.caption)
+
+
 def test_sweep_result_opens_compare_with_the_top_two_on_their_differing_questions(app):
     """A saved sweep's "compare the top two" puts them into A and B and the questions where they differ
     most into Compare's batch."""

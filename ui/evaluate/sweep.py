@@ -23,7 +23,15 @@ from ui import state, widgets
 from ui.configs import config_choices
 from ui.evaluate.question_sets import pick_question_set
 from ui.evaluate.results import build_judge, embedders_for, eval_root
-from ui.evaluate.sweep_form import IMPORTED, base_choices, base_dict, draw_form, fill, json_panel
+from ui.evaluate.sweep_form import (
+    IMPORTED,
+    apply_pending,
+    base_choices,
+    base_dict,
+    draw_form,
+    fill,
+    json_panel,
+)
 from ui.evaluate.sweep_result import NOTE, RESULT, show_sweep
 
 DEFAULT_METRIC = "(the set's default)"
@@ -177,6 +185,7 @@ def sweep_tab(collection) -> None:
     )
     ws = state.workspace()
     form = _restore_form(ws, collection)
+    apply_pending()
     if form and not form.get("finished", True):
         st.info(
             "The last sweep of this collection stopped before its end; what it measured is kept. Its grid "

@@ -28,6 +28,7 @@ from ragkit.pipeline.config import PipelineConfig
 from ui import widgets
 
 IMPORTED = "_sweep_imported_base"  # the base config of an uploaded grid, as written in it
+PENDING = "_sweep_pending_grid"  # an uploaded grid, shown in the form at the start of the next run
 IMPORTED_LABEL = "(the uploaded grid's base)"
 JSON_PREFIX = "sweep_json_"
 
@@ -149,9 +150,19 @@ def json_panel(grid: Grid) -> None:
         if up is not None and st.button("Use this grid", key="sweep_grid_use"):
             try:
                 loaded = Grid.from_dict(json.loads(up.getvalue().decode("utf-8-sig")))
-                st.session_state[IMPORTED] = loaded.base
-                st.session_state["sweep_base"] = IMPORTED_LABEL
-                fill(loaded.vary, PipelineConfig.from_dict(loaded.base).chunker)
-                st.rerun()
             except (RagkitError, ValueError) as e:
                 st.error(f"{up.name}: {e}")
+            else:  # the form's widgets are drawn already: it shows the grid from the next run on
+                st.session_state[PENDING] = loaded.to_dict()
+                st.rerun()
+
+
+def apply_pending() -> None:
+    """Show an uploaded grid in the form: its base as a base choice, its values in the widgets (called
+    before any of them is drawn)."""
+    grid = st.session_state.pop(PENDING, None)
+    if grid is None:
+        return
+    st.session_state[IMPORTED] = grid["base"]
+    st.session_state["sweep_base"] = IMPORTED_LABEL
+    fill(grid["vary"], PipelineConfig.from_dict({**grid["base"], "name": "base"}).chunker)
