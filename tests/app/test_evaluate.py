@@ -326,7 +326,7 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, mo
 
 
 def test_an_uploaded_grid_fills_the_form_and_comes_back_out_as_written(app):
-    """"Use this grid": the form shows the file's grid (its base as written, each value in its control)
+    """*Use this grid*: the form shows the file's grid (its base as written, each value in its control)
     and the grid the page shows and downloads is the file's."""
     at = open_evaluate(app)
     grid = json.loads((ROOT / "bench" / "sweeps" / "scifact_grid_holdout.json").read_text())
