@@ -3,9 +3,10 @@
 import streamlit as st
 
 from ragkit.app.charts import chunk_length_histogram
-from ragkit.app.presentation import chunk_rows, display_name, report_rows
+from ragkit.app.presentation import chunk_rows, counted, display_name, metadata_line, report_rows, split_notes
 from ragkit.core.errors import RagkitError
 from ragkit.index.lexical import holds_no_vectors
+from ragkit.ingestion.reading import SUPPORTED_SUFFIXES
 from ui import resources, state, widgets
 
 st.title("Documents")
@@ -27,7 +28,7 @@ left, right = st.columns([3, 2])
 with left, st.form("upload", clear_on_submit=True):
     files = st.file_uploader(
         "Upload files: PDF, TXT, MD, HTML, DOCX, or question-answer CSV/JSONL",
-        type=["pdf", "txt", "md", "markdown", "html", "htm", "docx", "csv", "jsonl"],
+        type=[s.lstrip(".") for s in SUPPORTED_SUFFIXES],
         accept_multiple_files=True,
     )
     submitted = st.form_submit_button("Upload and index")
@@ -85,7 +86,10 @@ if report is not None:
     for f in report.failed:
         st.error(f.error)
     for f in report.files:
-        for w in f.warnings:
+        notes, warnings = split_notes(f.warnings)
+        for w in notes:
+            st.info(f"{f.file}: {w}")
+        for w in warnings:
             st.warning(f"{f.file}: {w}")
     st.dataframe(report_rows(report), hide_index=True, width="stretch")
 
@@ -106,9 +110,12 @@ for i, d in enumerate(docs):
     indexed = store.documents.get(info.get("doc_id", "")) if store is not None else None
     filtered = (indexed.meta if indexed is not None else {}).get("content_filter")
     c1.markdown(
-        f"**{display_name(d.source)}** · {len(d.pages)} pages · {info.get('chunks', 0)} chunks · "
-        f"{d.n_tables} tables{empty}" + (f" · content filter {filtered}" if filtered else "")
+        f"**{display_name(d.source)}** · {counted(len(d.pages), 'page')} · "
+        f"{counted(info.get('chunks', 0), 'chunk')} · {counted(d.n_tables, 'table')}{empty}"
+        + (f" · content filter {filtered}" if filtered else "")
     )
+    if meta := metadata_line(d.meta):
+        c1.caption(widgets.text_md(meta))
     if filtered and (dropped := indexed.meta.get("content_filter_examples")):
         c1.caption("Dropped, for example: " + " · ".join(f"“{x[:80]}”" for x in dropped))
     if pending == d.source:

@@ -50,6 +50,33 @@ def hit_rows(hits: Sequence[Hit], comparison: HitComparison | None = None, side:
     return rows
 
 
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """``1 page``, ``3 pages``: a count with its noun in the right number."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
+
+
+def split_notes(warnings: Sequence[str]) -> tuple[list[str], list[str]]:
+    """A file's parse messages as (notes, warnings): that OCR read a page is information, not a problem."""
+    from ragkit.ingestion.ocr import OCR_NOTE
+
+    notes = [w for w in warnings if w.startswith(OCR_NOTE)]
+    return notes, [w for w in warnings if not w.startswith(OCR_NOTE)]
+
+
+def metadata_line(meta: Mapping[str, Any]) -> str:
+    """What a page's head said about it, shown as metadata (never part of the text): "page metadata:
+    published 2023-01-01 (HTML head, <meta property="article:published_time">) · author A. Writer"."""
+    parts = []
+    if meta.get("published"):
+        parts.append(f"published {meta['published']} ({meta.get('published_from', 'page metadata')})")
+    parts += [
+        f"{label} {meta[key]}"
+        for key, label in (("author", "author"), ("site_name", "site"))
+        if meta.get(key)
+    ]
+    return ("page metadata: " + " · ".join(parts)) if parts else ""
+
+
 def report_rows(report: IngestReport) -> list[dict]:
     return [
         {
@@ -60,7 +87,8 @@ def report_rows(report: IngestReport) -> list[dict]:
             "chunks": f.chunks,
             "tables": f.tables,
             "image-only pages": page_ranges(f.empty_pages),
-            "warnings": "; ".join(f.warnings),
+            "notes": "; ".join(split_notes(f.warnings)[0]),
+            "warnings": "; ".join(split_notes(f.warnings)[1]),
             "error": f.error or "",
         }
         for f in report.files
@@ -280,4 +308,21 @@ def citation_block_html(key: str, n: int, label: str, passage_html: str, url: st
     return (
         f'<div class="rk-cite" id="{anchor}"><a href="#{anchor}">{html.escape(label)}</a>{link}'
         f'<div class="rk-body">{passage_html}</div></div>'
+    )
+
+
+def problem_line(p: dict[str, Any]) -> str:
+    """One set-aside row of a question file in a sentence: the question, why, and the nearest passage
+    with how it differs (what the CLI prints and the Evaluate page lists)."""
+    head = f"question {p['qid']} ({p['question'][:60]!r}): {p['why']}"
+    near = p.get("nearest")
+    if p.get("quote") is None:
+        return head
+    head += f" — quote {p['quote'][:80]!r}"
+    if not near:
+        return head + "; no passage of the collection shares a third of its words"
+    where = f"{near['source']} p{near['page']}"
+    return (
+        head
+        + f"; nearest ({where}, {near['shared']:.0%} of its words): {near['text'][:120]!r} — {near['why']}"
     )

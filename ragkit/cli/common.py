@@ -19,6 +19,16 @@ def say(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def say_problems(qset: Any) -> None:
+    """Every row of a question file that was set aside, at once, with why (and the nearest passage)."""
+    from ragkit.app.presentation import problem_line
+
+    if qset.problems:
+        say(f"{len(qset.problems)} question(s) set aside, the other {qset.n} run:")
+        for p in qset.problems:
+            say(f"  {problem_line(p)}")
+
+
 def load_models(embedder: Any, what: str = "the embedding model") -> float:
     """Load the embedding model now, saying so on stderr; returns the milliseconds it took (reported as
     the ``load`` stage, never inside a query's latency)."""

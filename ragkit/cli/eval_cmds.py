@@ -16,6 +16,7 @@ from ragkit.cli.common import (
     load_models,
     progress_bar,
     say,
+    say_problems,
     store_from_args,
     write_file,
     write_json,
@@ -245,6 +246,7 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
     qset = load_question_set(
         None if labels else args.dataset, collection=collection, holdout=args.holdout, labels=labels
     )
+    say_problems(qset)
     say(f"{qset.n} questions, {len(configs)} configs: loading models and building indexes …")
     judge = judge2 = cite_decide = None
     metrics: tuple[str, ...] = ()

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from ragkit.app.presentation import counted, split_notes
 from ragkit.cli.common import (
     add_model_args,
     add_store_args,
@@ -143,10 +144,13 @@ def cmd_ingest(args: argparse.Namespace) -> int:
             print(f"error  {f.error}")
             continue
         print(
-            f"ok     {f.file}: {f.action}, {f.pages} pages, {f.chunks} chunks, "
-            f"{f.tables} tables, {f.new_embeddings} new embeddings"
+            f"ok     {f.file}: {f.action}, {counted(f.pages, 'page')}, {counted(f.chunks, 'chunk')}, "
+            f"{counted(f.tables, 'table')}, {counted(f.new_embeddings, 'new embedding')}"
         )
-        for w in f.warnings:
+        notes, warnings = split_notes(f.warnings)
+        for w in notes:
+            print(f"       note: {w}")
+        for w in warnings:
             print(f"       warning: {w}")
     t = report.totals()
     print(
@@ -179,7 +183,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     for d in m["documents"]:
         extra = f", pages without text: {d['empty_pages']}" if d.get("empty_pages") else ""
         print(
-            f"  {d['source']}: {d['pages']} pages, {d['chunks']} chunks, {d.get('tables', 0)} tables{extra}"
+            f"  {d['source']}: {counted(d['pages'], 'page')}, {counted(d['chunks'], 'chunk')}, "
+            f"{counted(d.get('tables', 0), 'table')}{extra}"
         )
     return 0
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any
 
-from ragkit.cli.common import run_interruptible, say, write_file, write_json
+from ragkit.cli.common import run_interruptible, say, say_problems, write_file, write_json
 from ragkit.core.errors import RagkitError
 
 
@@ -115,6 +115,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     source = args.dataset or args.questions
     labels = source == "labels"
     qset = load_question_set(None if labels else source, collection=collection, labels=labels)
+    say_problems(qset)
     sweep = Sweep(
         qset,
         grid,

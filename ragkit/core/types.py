@@ -13,6 +13,8 @@ class Page:
     number: int
     text: str
     tables: int = 0  # how many tables were found on this page (their Markdown is inside ``text``)
+    #: (start, end) of text the page wrote inside pictures (a chart's labels, a diagram's words)
+    pictures: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -23,7 +25,7 @@ class Document:
     source: str
     sha256: str
     pages: tuple[Page, ...]
-    kind: str  # "pdf", "txt", "md", "html", "docx" or "qa"
+    kind: str  # "pdf", "txt", "md", "html", "docx", "qa" or "image" (a scan, read by OCR)
     warnings: tuple[str, ...] = ()
     encoding: str | None = None
     #: where it came from and what it is: ``url``, ``title`` (web pages), ``pairs`` (Q&A: per page, the
@@ -60,7 +62,7 @@ class Document:
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d["pages"] = [asdict(p) for p in self.pages]
+        d["pages"] = [{k: v for k, v in asdict(p).items() if k != "pictures" or v} for p in self.pages]
         d["warnings"] = list(self.warnings)
         if not self.meta:
             d.pop("meta")  # documents written before metadata existed read the same
@@ -72,7 +74,9 @@ class Document:
             doc_id=d["doc_id"],
             source=d["source"],
             sha256=d["sha256"],
-            pages=tuple(Page(**p) for p in d["pages"]),
+            pages=tuple(
+                Page(**{**p, "pictures": tuple(tuple(s) for s in p.get("pictures", ()))}) for p in d["pages"]
+            ),
             kind=d["kind"],
             warnings=tuple(d.get("warnings", ())),
             encoding=d.get("encoding"),

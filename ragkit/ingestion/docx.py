@@ -1,60 +1,196 @@
-"""Word documents -> Markdown with python-docx: heading styles become ``#`` headings, list styles ``-``
-items, tables Markdown tables, in document order."""
+"""Word documents -> Markdown, read from the document's XML in the order Word shows it: heading styles
+become ``#`` headings, numbered and bulleted paragraphs ``-`` items, tables Markdown tables (a merged
+cell written once), and the text python-docx's paragraph view leaves out — text boxes, content controls
+(forms), footnotes and endnotes — kept. Deleted revisions, page headers and footers are not text."""
 
 from __future__ import annotations
 
 import io
+import re
+import zipfile
+from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
 from ragkit.ingestion.limits import Budget, Limits, check_zip_expansion
+from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
+
+W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+MC = "{http://schemas.openxmlformats.org/markup-compatibility/2006}"
+#: run content skipped: deleted text, field codes, and the VML copy of a text box Word also stores
+_SKIP = {f"{W}del", f"{W}delText", f"{W}instrText", f"{MC}Fallback", f"{W}footnoteReference",
+         f"{W}endnoteReference", f"{W}txbxContent"}  # fmt: skip
+
+
+def _xml(z: zipfile.ZipFile, part: str) -> Any:
+    """A part of the package parsed without entities or network (None when the part is missing)."""
+    from lxml import etree
+
+    try:
+        raw = z.read(part)
+    except KeyError:
+        return None
+    return etree.fromstring(raw, etree.XMLParser(resolve_entities=False, no_network=True))
+
+
+def _styles(z: zipfile.ZipFile) -> dict[str, str]:
+    """Style id -> style name (``Heading1`` -> ``heading 1``)."""
+    root = _xml(z, "word/styles.xml")
+    if root is None:
+        return {}
+    out = {}
+    for s in root.iter(f"{W}style"):
+        name = s.find(f"{W}name")
+        out[s.get(f"{W}styleId", "")] = (name.get(f"{W}val", "") if name is not None else "").lower()
+    return out
+
+
+def _run_text(el: Any) -> str:
+    """The visible text under ``el``: text, tabs and breaks, without deleted or field-code text."""
+    out: list[str] = []
+    for node in el:
+        tag = node.tag
+        if tag in _SKIP:
+            continue
+        if tag == f"{W}t":
+            out.append(node.text or "")
+        elif tag in (f"{W}tab", f"{W}ptab"):
+            out.append(" ")
+        elif tag in (f"{W}br", f"{W}cr"):
+            out.append("\n")
+        elif tag == f"{W}noBreakHyphen":
+            out.append("-")
+        elif tag == f"{W}sym":
+            out.append(chr(int(node.get(f"{W}char", "20"), 16)) if node.get(f"{W}char") else "")
+        elif tag == f"{W}tbl" or tag == f"{W}p":
+            continue  # read as blocks of their own
+        else:
+            out.append(_run_text(node))
+    return "".join(out)
+
+
+#: block-level wrappers whose content is read in place (content controls, custom XML, insertions)
+_CONTAINERS = {f"{W}sdt", f"{W}sdtContent", f"{W}customXml", f"{W}smartTag", f"{MC}AlternateContent",
+               f"{MC}Choice", f"{W}ins"}  # fmt: skip
+
+
+def _anchored_in(box: Any, p: Any) -> bool:
+    """Whether a text box belongs to paragraph ``p`` itself (not to a box inside it, nor to the VML copy
+    of a box that Word stores for old readers)."""
+    return next(box.iterancestors(f"{W}p")) is p and not any(
+        a.tag == f"{MC}Fallback" for a in box.iterancestors()
+    )
+
+
+class _Reader:
+    """Walks ``word/document.xml`` (and the notes) collecting Markdown blocks in reading order."""
+
+    def __init__(self, styles: dict[str, str]) -> None:
+        self.styles = styles
+        self.parts: list[str] = []
+
+    def paragraph(self, p: Any) -> None:
+        text = " ".join(_run_text(p).split())
+        boxes = [b for b in p.iter(f"{W}txbxContent") if _anchored_in(b, p)]
+        if text:
+            ppr = p.find(f"{W}pPr")
+            style_el = ppr.find(f"{W}pStyle") if ppr is not None else None
+            style = self.styles.get(style_el.get(f"{W}val", ""), "") if style_el is not None else ""
+            if style.startswith("heading") or style == "title":
+                level = int(m.group(0)) if (m := re.search(r"\d", style)) else 1
+                text = "#" * min(level, 6) + " " + text
+            elif (ppr is not None and ppr.find(f"{W}numPr") is not None) or "list" in style:
+                text = "- " + text
+            self.parts.append(text)
+        for box in boxes:  # a text box's paragraphs after the paragraph that anchors it
+            self.blocks(box)
+
+    def table(self, tbl: Any) -> None:
+        rows: list[list[str | None]] = []
+        for tr in tbl.findall(f"{W}tr"):
+            row: list[str | None] = []
+            for tc in tr.findall(f"{W}tc"):
+                pr = tc.find(f"{W}tcPr")
+                span = pr.find(f"{W}gridSpan") if pr is not None else None
+                merged = pr.find(f"{W}vMerge") if pr is not None else None
+                continued = merged is not None and merged.get(f"{W}val", "continue") == "continue"
+                inner = _Reader(self.styles)
+                inner.blocks(tc)
+                text = "" if continued else " ".join(" ".join(inner.parts).split())
+                row.append(text)
+                row += [""] * (int(span.get(f"{W}val", "1")) - 1 if span is not None else 0)
+            rows.append(row)
+        md = table_to_markdown(rows)
+        if md:
+            self.parts.append(md)
+        else:  # one column or one row: its text as paragraphs
+            self.parts += [c for r in rows for c in r if c]
+
+    def blocks(self, parent: Any) -> None:
+        for el in parent:
+            if el.tag == f"{W}p":
+                self.paragraph(el)
+            elif el.tag == f"{W}tbl":
+                self.table(el)
+            elif el.tag in _CONTAINERS:
+                self.blocks(el)
+
+
+def _notes(z: zipfile.ZipFile, styles: dict[str, str], part: str, tag: str) -> list[str]:
+    """The footnotes (or endnotes) as paragraphs, each opened by its number."""
+    root = _xml(z, part)
+    if root is None:
+        return []
+    out = []
+    for note in root.iter(f"{W}{tag}"):
+        if note.get(f"{W}type") in ("separator", "continuationSeparator", "continuationNotice"):
+            continue
+        reader = _Reader(styles)
+        reader.blocks(note)
+        if text := " ".join(" ".join(reader.parts).split()):
+            out.append(f"{note.get(f'{W}id', '')} {text}".strip())
+    return out
 
 
 def docx_to_document(name: str, data: bytes) -> Document:
-    """A Word document as one Markdown page: headings, list items and tables in document order."""
-    docx = require("docx", "reading .docx files")
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
-
+    """A Word document as one Markdown page: headings, list items, tables, text boxes and form fields in
+    document order, then its footnotes and endnotes."""
+    etree = require("lxml.etree", "reading .docx files")
     limits = Limits.from_env()
-    check_zip_expansion(name, data, limits)  # before python-docx inflates anything
+    check_zip_expansion(name, data, limits)  # before anything is inflated
     try:
-        d = docx.Document(io.BytesIO(data))
-    except Exception as e:  # python-docx raises PackageNotFoundError, BadZipFile, KeyError...
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            root = _xml(z, "word/document.xml")
+            if root is None:
+                raise KeyError("word/document.xml")
+            body = root.find(f"{W}body")
+            styles = _styles(z)
+            reader = _Reader(styles)
+            if body is not None:
+                reader.blocks(body)
+            notes = _notes(z, styles, "word/footnotes.xml", "footnote")
+            notes += _notes(z, styles, "word/endnotes.xml", "endnote")
+            title = _core_title(z)
+    except (zipfile.BadZipFile, KeyError, etree.XMLSyntaxError, ValueError) as e:
         raise DocumentError(
             name, f"not a readable .docx file — corrupt or not Word ({type(e).__name__})"
         ) from None
-    from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
-
-    parts: list[str] = []
-    for block in d.iter_inner_content():
-        if isinstance(block, Table):
-            rows = [[cell.text for cell in row.cells] for row in block.rows]
-            md = table_to_markdown(rows)
-            if md:
-                parts.append(md)
-        elif isinstance(block, Paragraph):
-            text = block.text.strip()
-            if not text:
-                continue
-            style = (block.style.name if block.style is not None else "") or ""
-            if style.lower().startswith("heading"):
-                level = "".join(ch for ch in style if ch.isdigit()) or "1"
-                parts.append("#" * min(int(level), 6) + " " + text)
-            elif style.lower() == "title":
-                parts.append("# " + text)
-            elif "list" in style.lower():
-                parts.append("- " + text)
-            else:
-                parts.append(text)
-    text = "\n\n".join(parts)
+    text = "\n\n".join(reader.parts + notes)
     Budget(name, limits).add_text(len(text))
     warnings = [] if text.strip() else ["the document holds no text: nothing to index"]
-    title = d.core_properties.title or ""
     page = Page(1, text, count_markdown_tables(text))
     return Document(
         sha256_bytes(data)[:16], name, sha256_bytes(data), (page,), "docx", tuple(warnings),
         meta={"title": title} if title else {},
     )  # fmt: skip
+
+
+def _core_title(z: zipfile.ZipFile) -> str:
+    """The title in the document's properties (``docProps/core.xml``), if any."""
+    root = _xml(z, "docProps/core.xml")
+    if root is None:
+        return ""
+    el = root.find("{http://purl.org/dc/elements/1.1/}title")
+    return " ".join((el.text or "").split()) if el is not None else ""

@@ -1,8 +1,13 @@
 """HTML -> Markdown with trafilatura: the main content only (navigation, footers, cookie banners and ads
-dropped), headings, lists, tables and code kept; the title from the page's metadata."""
+dropped), headings, lists, data tables and code kept. The text is what the page shows and nothing else:
+tables used for layout (an essay set in a one-cell table) are read as the text they hold, the Markdown
+escapes the extractor adds are undone, and what the page's head says about it (title, date, author, site)
+is the document's metadata, never part of its text."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 from ragkit.core.errors import DocumentError
@@ -11,13 +16,131 @@ from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
 from ragkit.ingestion.tables import count_markdown_tables
 
+#: a cell with more words than this is prose, not a value: its table lays the page out
+LAYOUT_CELL_WORDS = 60
+#: head <meta> names that state when the page was published (property, name or itemprop)
+DATE_META = ("article:published_time", "datepublished", "date", "dc.date", "dc.date.issued",
+             "dcterms.created", "dcterms.date", "dcterms.issued", "publish-date", "publication_date",
+             "citation_publication_date", "citation_date", "parsely-pub-date", "sailthru.date")  # fmt: skip
+AUTHOR_META = ("author", "article:author", "dc.creator", "citation_author", "parsely-author")
+SITE_META = ("og:site_name", "application-name")
+#: Markdown escapes the extractor writes ("\\[1\\]", "read\\_bytes"); a table row keeps its "\\|"
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
+_ROW_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~])")
+
+
+def _layout_table(table: Any) -> bool:
+    """A table that lays the page out rather than holding data: fewer than two rows or two columns, a
+    table inside it, or a cell of prose."""
+    rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
+    cells = [c for r in rows for c in r if c.tag in ("td", "th")]
+    columns = max((sum(1 for c in r if c.tag in ("td", "th")) for r in rows), default=0)
+    nested = bool(table.xpath(".//table"))
+    wordy = any(len(" ".join(c.itertext()).split()) > LAYOUT_CELL_WORDS for c in cells)
+    return len(rows) < 2 or columns < 2 or nested or wordy
+
+
+def unwrap_layout_tables(tree: Any) -> int:
+    """Turn every layout table of ``tree`` into plain blocks (its text read as paragraphs, not as one
+    giant table row); returns how many. Data tables are left alone."""
+    n = 0
+    for table in list(tree.iter("table")):
+        if _layout_table(table):
+            for el in [table, *table.xpath(".//*[self::tbody or self::thead or self::tfoot or self::tr]")]:
+                el.tag = "div"
+            for cell in table.xpath("./div//td | ./div//th | ./td | ./th"):
+                if cell.getparent() is not None and not cell.xpath("ancestor::table"):
+                    cell.tag = "div"
+            n += 1
+    return n
+
+
+_BYLINE = re.compile(
+    r"byline|dateline|author|posted|pubdate|publish|timestamp|entry-meta|post-meta|article-meta"
+)
+#: words above which a "byline" is a block of navigation or a biography, not the line under a title
+BYLINE_WORDS = 30
+
+
+def keep_bylines(tree: Any) -> int:
+    """Make the page's byline and dateline ordinary paragraphs ("Posted on 12 September 2024 by …"): the
+    extractor drops them as boilerplate, but they are text the page shows and questions ask about
+    ("When was it published?"). Only short ones outside navigation, headers and footers."""
+    n = 0
+    for el in tree.xpath("//body//*[@class or @id][not(ancestor::nav) and not(ancestor::footer)]"):
+        tag = f"{el.get('class', '')} {el.get('id', '')}".lower()
+        text = " ".join(" ".join(el.itertext()).split())
+        if _BYLINE.search(tag) and text and len(text.split()) <= BYLINE_WORDS and el.tag != "a":
+            for attr in ("class", "id", "itemprop", "rel"):
+                el.attrib.pop(attr, None)
+            el.tag = "p"
+            n += 1
+    return n
+
+
+def _head_meta(tree: Any, names: tuple[str, ...]) -> tuple[str, str] | None:
+    """The first head ``<meta>`` among ``names`` (matched on property, name or itemprop): (value, tag)."""
+    for node in tree.xpath("//meta[@content]"):
+        for attr in ("property", "name", "itemprop"):
+            key = (node.get(attr) or "").strip().lower()
+            if key in names and node.get("content", "").strip():
+                return node.get("content").strip(), f'<meta {attr}="{node.get(attr)}">'
+    return None
+
+
+def _json_ld_date(tree: Any) -> tuple[str, str] | None:
+    for script in tree.xpath('//script[@type="application/ld+json"]'):
+        try:
+            data = json.loads(script.text or "")
+        except ValueError:
+            continue
+        for item in data if isinstance(data, list) else [data]:
+            if isinstance(item, dict) and isinstance(item.get("datePublished"), str):
+                return item["datePublished"], "JSON-LD datePublished"
+    return None
+
+
+def page_metadata(tree: Any) -> dict[str, str]:
+    """What the page's head states about it: ``published`` (ISO date) with ``published_from`` (the tag it
+    came from), ``author``, ``site_name``. A date is kept only when the head states one: never guessed
+    from the URL, a copyright line or the text."""
+    import datetime as dt
+
+    info: dict[str, str] = {}
+    found = _head_meta(tree, DATE_META) or _json_ld_date(tree)
+    if found:
+        try:
+            day = dt.date.fromisoformat(found[0].strip()[:10])
+        except ValueError:
+            day = None
+        if day is not None:
+            info["published"], info["published_from"] = day.isoformat(), f"HTML head, {found[1]}"
+    for key, names in (("author", AUTHOR_META), ("site_name", SITE_META)):
+        if (value := _head_meta(tree, names)) is not None:
+            info[key] = " ".join(value[0].split())[:200]
+    return info
+
+
+def _unescape(text: str) -> str:
+    """The extractor's Markdown escapes undone outside table rows (a row's ``\\|`` separates nothing)."""
+    return "\n".join(
+        (_ROW_ESCAPE if line.lstrip().startswith("|") else _ESCAPE).sub(r"\1", line)
+        for line in text.split("\n")
+    )
+
 
 def html_to_document(name: str, data: bytes, url: str | None = None) -> Document:
     """The main content of an HTML page as a one-page Markdown document (``name`` is its file name or URL)."""
     trafilatura = require("trafilatura", "reading HTML")
-
+    lxml_html = require("lxml.html", "reading HTML")
+    try:
+        tree = lxml_html.fromstring(data)
+    except Exception as e:  # lxml raises ParserError / ValueError on an empty or broken document
+        raise DocumentError(name, f"not a readable HTML page ({e})") from None
+    unwrap_layout_tables(tree)
+    keep_bylines(tree)
     text = trafilatura.extract(
-        data,
+        tree,
         output_format="markdown",
         include_tables=True,
         include_formatting=True,
@@ -38,21 +161,15 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         raise DocumentError(
             name, "no main text found in the page (empty after removing navigation and boilerplate)"
         )
-    meta = trafilatura.extract_metadata(data, default_url=url)
-    title = (meta.title if meta is not None else None) or ""
-    info: dict[str, Any] = {"title": title}
+    meta = trafilatura.extract_metadata(tree, default_url=url)  # its title (site name cut); not its date
+    title = (meta.title if meta is not None else None) or tree.findtext(".//title") or ""
+    info: dict[str, Any] = {"title": " ".join(title.split())}
+    info.update(page_metadata(tree))
     if url:
         info["url"] = url
-    # trafilatura ends table rows with a space and escapes underscores ("read\\_bytes"): undo both, so
-    # tables are plain Markdown and identifiers stay one word for BM25
-    lines = (line.rstrip() for line in text.replace("\r\n", "\n").replace("\\_", "_").splitlines())
+    # trafilatura ends table rows with a space: strip line ends, so tables are plain Markdown
+    lines = (line.rstrip() for line in _unescape(text.replace("\r\n", "\n")).splitlines())
     text = "\n".join(lines).strip() + "\n"
-    published = _published(meta.date if meta is not None else None)
-    if published:
-        # the byline is boilerplate to the extractor, but "when was it published?" is a real question:
-        # the page's date (from its metadata) is kept as the first line of the text
-        info["published"] = meta.date
-        text = f"Published on {published}.\n\n{text}"
     return Document(
         sha256_bytes(data)[:16],
         name,
@@ -62,14 +179,3 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         tuple(warnings),
         meta=info,
     )
-
-
-def _published(iso: str | None) -> str:
-    """``2024-09-12`` -> ``12 September 2024`` (empty when there is no valid date)."""
-    import datetime as dt
-
-    try:
-        day = dt.date.fromisoformat((iso or "")[:10])
-    except ValueError:
-        return ""
-    return f"{day.day} {day.strftime('%B')} {day.year}"

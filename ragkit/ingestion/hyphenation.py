@@ -14,6 +14,10 @@ log = logging.getLogger(__name__)
 _HYPHEN_BREAK = re.compile(r"([^\W\d_]+)-\n([a-z][^\W\d_]*)")
 
 
+#: any word or number broken at a line end by a hyphen the PDF writer kept (resolved by ``resolve``)
+_ANY_BREAK = re.compile(r"(\w+)-\n(\w+)")
+_LEFT_BREAK = re.compile(r"(?<=\w)-\n(?=\S)")
+
 _WORD = re.compile(r"[^\W\d_]+")
 
 
@@ -82,6 +86,19 @@ class _Hyphenation:
         if len(lx) > 1 and len(ly) > 1 and lx in words and ly in words:
             return f"{x}-{y}"
         return x + y
+
+    def resolve(self, texts: list[str]) -> list[str]:
+        """Each text with its line-end hyphen breaks (``X-\\nY``) resolved: a word broken in two joined
+        where the joined word is the plausible one (as :meth:`join_lines` decides, capitals included:
+        "SCI-⏎ENCEPARSE" is "SCIENCEPARSE" where the document writes it so), the hyphen kept otherwise
+        ("4969-⏎4983", "Auto-⏎Encoding")."""
+        return [_LEFT_BREAK.sub("-", _ANY_BREAK.sub(self._rejoin_any, t)) for t in texts]
+
+    def _rejoin_any(self, m: re.Match[str]) -> str:
+        x, y = m.group(1), m.group(2)
+        if x.isalpha() and y.isalpha() and (y[0].islower() or (x + y).lower() in self.seen):
+            return self._rejoin(m)
+        return f"{x}-{y}"
 
     def join_lines(self, block_text: str) -> str:
         """One PDF text block -> one line: line-end hyphens resolved, whitespace folded."""

@@ -126,11 +126,18 @@ def parse_tsv(tsv: str) -> OcrPage:
 
 
 def ocr_pages(
-    doc: Any, pages: list[Page], ocr: str, ocr_language: str, budget: Budget
+    doc: Any,
+    pages: list[Page],
+    ocr: str,
+    ocr_language: str,
+    budget: Budget,
+    dpi: int = DPI,
+    only: int | None = None,
 ) -> tuple[list[Page], list[str]]:
     """OCR the pages of an opened PDF whose text layer is not usable (``auto``), or every page
-    (``always``); a page where OCR reads nothing keeps its text layer. The warning names the OCR'd pages
-    and the mean word confidence of each."""
+    (``always``); a page where OCR reads nothing keeps its text layer. The note names the OCR'd pages
+    and the mean word confidence of each. ``only`` is the page number of ``doc`` when ``pages`` holds
+    that one page."""
     want = [p.number for p in pages if ocr == "always" or (ocr == "auto" and needs_ocr(p.text))]
     if not want:
         return pages, []
@@ -139,12 +146,33 @@ def ocr_pages(
     except DocumentError as e:
         return pages, [str(e).removeprefix("OCR: ") + " — pages without a text layer were not read"]
     out, confidence = list(pages), {}
-    for n in want:
+    for k, n in enumerate(want):
         budget.check_time(f"OCR of page {n}")
-        read = ocr_page(doc.load_page(n - 1), ocr_language)
+        read = ocr_page(doc.load_page((only or n) - 1), ocr_language, dpi)
         confidence[n] = read.confidence
         if read.text.strip():
             budget.add_text(len(read.text))
-            out[n - 1] = Page(number=n, text=read.text, tables=count_markdown_tables(read.text))
+            text = normalise_ocr(read.text)
+            at = k if only else n - 1
+            out[at] = Page(number=n, text=text, tables=count_markdown_tables(text))
     conf = ", ".join(f"p{p}: {c:.0f}" for p, c in confidence.items())
-    return out, [f"OCR (Tesseract) on pages {page_ranges(want)}; mean word confidence {conf}"]
+    where = f"page {want[0]}" if len(want) == 1 else f"pages {page_ranges(want)}"
+    return out, [f"{OCR_NOTE} on {where}; mean word confidence {conf}"]
+
+
+#: how a note that OCR read a page begins (information, not a warning: the report shows it as such)
+OCR_NOTE = "OCR (Tesseract)"
+_OCR_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00ad": ""})
+
+
+def normalise_ocr(text: str) -> str:
+    """Tesseract's text in the characters a person types: compatibility forms as their plain letters
+    ("ﬁ" -> "fi", full-width letters), hyphen variants as "-", soft hyphens dropped, a word broken at a
+    line end joined where the joined word is the plausible one (quotes are matched with the same folding,
+    :mod:`ragkit.core.folding`)."""
+    import unicodedata
+
+    from ragkit.ingestion.hyphenation import _Hyphenation
+
+    text = unicodedata.normalize("NFKC", text).translate(_OCR_DASHES)
+    return _Hyphenation([text]).resolve([text])[0]  # "seg-⏎mentation" one word, "high-⏎quality" kept

@@ -79,7 +79,13 @@ def parse_bytes(
             )
         return qa_document(name, data)
     meta: dict[str, str] = {}
-    if kind == "pdf":
+    if kind == "image":
+        from ragkit.ingestion.pdf import parse_image
+
+        s = settings or ParseSettings()
+        pages, warnings = parse_image(name, data, progress, s.ocr_language)
+        encoding = None
+    elif kind == "pdf":
         s = settings or ParseSettings()
         pages, warnings = _parse_pdf(name, data, progress, s.pdf_parser, s.ocr, s.ocr_language)
         encoding = None

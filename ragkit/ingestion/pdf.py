@@ -14,16 +14,21 @@ from ragkit.core.types import Page
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams
 from ragkit.ingestion.numbered_lines import numbered_page_text
+from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import ocr_pages
 from ragkit.ingestion.pdf_layout import parse_layout_pages
+from ragkit.ingestion.pdf_spans import RAISED as _RAISED
+from ragkit.ingestion.pdf_spans import fractions, picture_spans
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.reading import PageProgress, page_ranges
 
 #: spacing accents that TeX-made PDFs put before a letter ("F¨arber", "na¨ıve"), and the combining mark
 #: each stands for
 _SPACING = {"\u00a8": "\u0308", "\u00b4": "\u0301", "\u02c6": "\u0302", "\u02dc": "\u0303",
-            "\u02c7": "\u030c"}  # fmt: skip
-_ACCENTED = re.compile("([\u00a8\u00b4\u02c6\u02dc\u02c7])([A-Za-z\u0131])")
+            "\u02c7": "\u030c", "\u02d8": "\u0306", "\u02d9": "\u0307", "\u02da": "\u030a",
+            "\u00af": "\u0304", "\u02dd": "\u030b"}  # fmt: skip
+_DIGITS = re.compile(r"\d+")
+_ACCENTED = re.compile("([" + "".join(_SPACING) + "])([A-Za-z\u0131])")
 
 
 def join_accents(text: str) -> str:
@@ -36,6 +41,15 @@ def join_accents(text: str) -> str:
 
     return _ACCENTED.sub(compose, text)
 
+
+def _pictures_marked(page: Page) -> Page:
+    """The page with the marks around its picture text taken out and recorded as ``pictures``."""
+    text, spans = picture_spans(page.text)
+    return replace(page, text=text, pictures=tuple(spans)) if spans or text != page.text else page
+
+
+#: the resolution an image is enlarged to for OCR when it holds fewer pixels per inch of page
+MIN_IMAGE_DPI = 200
 
 #: how a PDF becomes text: ``layout`` (PyMuPDF's layout engine through pymupdf4llm: Markdown headings,
 #: lists and tables, headers and footers dropped) or ``plain`` (text blocks in a column-aware order, tables
@@ -83,7 +97,7 @@ def _parse_pdf(
         else:
             raise DocumentError(name, f"unknown PDF parser {parser!r} (one of {', '.join(PDF_PARSERS)})")
         pages, more = ocr_pages(doc, pages, ocr, ocr_language, budget)
-        pages = [replace(p, text=join_accents(p.text)) for p in pages]
+        pages = [_pictures_marked(replace(p, text=join_accents(p.text))) for p in pages]
         warnings += more
     empty = [p.number for p in pages if not p.text.strip()]  # OCR, where it ran, read nothing either
     if len(empty) == 1:
@@ -95,11 +109,41 @@ def _parse_pdf(
     return pages, warnings
 
 
+def parse_image(
+    name: str, data: bytes, progress: PageProgress | None = None, ocr_language: str = "eng"
+) -> tuple[list[Page], list[str]]:
+    """A scanned page given as an image (PNG, JPEG, TIFF: one page per frame), read by OCR at the
+    image's own resolution (a low-resolution scan is enlarged to ``MIN_IMAGE_DPI`` for Tesseract)."""
+    import pymupdf
+
+    try:
+        img = pymupdf.open(stream=data, filetype=name.rsplit(".", 1)[-1].lower())
+        pdf = pymupdf.open("pdf", img.convert_to_pdf())
+    except Exception as e:  # PyMuPDF raises FileDataError / RuntimeError / ValueError
+        raise DocumentError(name, f"not a readable image — corrupt or truncated ({e})") from None
+    with pdf:
+        pages = [Page(number=i + 1, text="") for i in range(pdf.page_count)]
+        budget = Budget(name)
+        warnings: list[str] = []
+        out: list[Page] = []
+        for i, page in enumerate(pages):
+            width_px = max((im[2] for im in pdf.load_page(i).get_images(full=True)), default=0)
+            points = pdf.load_page(i).rect.width or 1.0
+            dpi = max(MIN_IMAGE_DPI, min(OCR_DPI, round(width_px * 72 / points)))
+            read, more = ocr_pages(pdf, [page], "always", ocr_language, budget, dpi=dpi, only=i + 1)
+            out += read
+            warnings += more
+            if progress:
+                progress(i + 1, pdf.page_count)
+    if not any(p.text.strip() for p in out):
+        warnings.append("OCR read no text in the image: nothing will be indexed")
+    return out, warnings
+
+
 def _plain_pages(
     name: str, doc: object, data: bytes, budget: Budget, warnings: list[str], progress: PageProgress | None
 ) -> list[Page]:
     """Text blocks in a column-aware order, tables from pdfplumber in place of the text they cover."""
-    import pymupdf
 
     raw_pages: list[tuple[list[tuple[float, float, float, float, str]], list[Block], float]] = []
     with Plumber(data, warnings) as plumber:
@@ -111,11 +155,7 @@ def _plain_pages(
                 width = page.rect.width
                 numbered = numbered_page_text(page)  # a transcript's page: read row by row
                 if numbered is None:
-                    # expand ligatures (ﬁ -> fi) so "classification" matches what users type
-                    raw = page.get_text(
-                        "blocks", flags=pymupdf.TEXTFLAGS_BLOCKS & ~pymupdf.TEXT_PRESERVE_LIGATURES
-                    )
-                    blocks = [(b[0], b[1], b[2], b[3], b[4]) for b in raw if b[6] == 0 and b[4].strip()]
+                    blocks = plain_blocks(page)
                 else:  # its paragraphs, top to bottom, in the page's width
                     paras = [t for t in numbered.split("\n\n") if t.strip()]
                     blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
@@ -131,6 +171,30 @@ def _plain_pages(
         text = "\n\n".join(b.text for b in reading_order(blocks, width))
         pages.append(Page(number=i + 1, text=text, tables=len(page_tables)))
     return pages
+
+
+def plain_blocks(page: object) -> list[tuple[float, float, float, float, str]]:
+    """A page's text blocks as PyMuPDF reads them (ligatures expanded, so "classification" matches what
+    users type), with raised digits as Unicode superscripts and a fraction set from raised and lowered
+    digits as its character ("48¹/2" -> "48½", not the number 481/2)."""
+    import pymupdf
+
+    flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES & ~pymupdf.TEXT_PRESERVE_IMAGES
+    out = []
+    for b in page.get_text("dict", flags=flags).get("blocks", []):  # type: ignore[attr-defined]
+        if b.get("type") != 0:
+            continue
+        lines = []
+        for line in b["lines"]:
+            text = ""
+            for s in line["spans"]:
+                raised = s["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT and _DIGITS.fullmatch(s["text"].strip())
+                text += s["text"].strip().translate(_RAISED) if raised else s["text"]
+            lines.append(text)
+        text = fractions("\n".join(lines))
+        if text.strip():
+            out.append((*b["bbox"], text))
+    return out
 
 
 def _replace_table_regions(blocks: list[Block], tables: list[Block]) -> list[Block]:

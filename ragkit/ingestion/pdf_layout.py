@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.core.types import Page
+from ragkit.ingestion import pdf_spans
+from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
@@ -67,6 +69,7 @@ def layout_page(page: Any) -> LayoutPage:
     from pymupdf4llm.helpers.document_layout import parse_document
     from pymupdf4llm.ocr import OCRMode
 
+    pdf_spans.install()
     parsed = parse_document(page.parent, pages=[page.number], use_ocr=OCRMode.NEVER, force_text=True)
     chunks = parsed.to_markdown(header=True, footer=True, page_chunks=True)
     if not chunks:
@@ -245,6 +248,7 @@ def parse_layout_pages(
         unmark_code(t) if mono else t
         for t, mono in zip(drop_running_margins(laid, edits), typed, strict=True)
     ]
+    texts = _Hyphenation(texts).resolve(texts)
     return [Page(number=i + 1, text=t, tables=count_markdown_tables(t)) for i, t in enumerate(texts)]
 
 

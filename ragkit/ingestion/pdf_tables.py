@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.optional import require
+from ragkit.ingestion.pdf_spans import WORD_GAP
 from ragkit.ingestion.tables import table_to_markdown
 
 
@@ -50,7 +51,9 @@ class Plumber:
             return found
         try:
             for table in self.pdf.pages[i].find_tables():
-                md = table_to_markdown(table.extract())
+                # words spaced by their gaps relative to the font size (pdfplumber's fixed 3 pt glued a
+                # small table's words: "Sourcearticles")
+                md = table_to_markdown(table.extract(x_tolerance_ratio=WORD_GAP))
                 if md:
                     x0, top, x1, bottom = table.bbox
                     found.append(Block(x0, top, x1, bottom, md))

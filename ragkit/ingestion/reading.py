@@ -34,6 +34,12 @@ SUPPORTED_SUFFIXES = {
     ".docx": "docx",
     ".csv": "qa",  # question-answer collections (question, answer[, tags, score, url])
     ".jsonl": "qa",
+    # scanned pages as images: read by OCR
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
 }
 
 

@@ -282,7 +282,10 @@ class RagPipeline:
         fallback = self.templates.fallback
         reason, answerability = self._decide(prep, text, meta if meta is not None else prep.meta)
         abstained = reason is not None
+        trace = dict(prep.trace)
         if abstained:
+            if text.strip() and not is_fallback(text, (fallback, FALLBACK_ANSWER)):
+                trace["withheld"] = text  # what the backend would have said: kept for evaluation
             text = fallback
         style = self.templates.style
         report = parse_citations(text, len(prep.hits), style, [source_url(h) for h in prep.hits])
@@ -314,7 +317,7 @@ class RagPipeline:
             completion_tokens=completion_tokens,
             timings_ms=timings,
             cached_stages=list(prep.cached_stages),
-            trace=dict(prep.trace),
+            trace=trace,
             prompt_style=style,
             answerability=answerability,
             ranking=list(prep.ranking),

@@ -58,7 +58,7 @@ def test_evaldata_pdfs(evaldata, tmp_path, embedder):
     assert not report.failed, [f.error for f in report.failed]
     scan = by["scanned_image_only_ocr_test.pdf"]  # no text layer: read by Tesseract
     assert scan.chunks == 1 and scan.empty_pages == []
-    assert scan.warnings[0].startswith("OCR (Tesseract) on pages 1; mean word confidence p1:")
+    assert scan.warnings[0].startswith("OCR (Tesseract) on page 1; mean word confidence p1:")
     scanned = next(c for c in store.chunks if c.source.startswith("scanned_image"))
     assert "Docling bundles PDF document conversion" in scanned.text
     fbi = [c for c in store.chunks if c.source.startswith("table_fbi")]

@@ -65,7 +65,7 @@ def test_a_scanned_page_is_read_by_ocr_and_a_text_layer_is_kept(tmp_path):
     scan = load_document(PDFS / "scanned_image_only_ocr_test.pdf")
     want = (REFERENCE / "scanned_image_only_ocr_test.md").read_text()
     assert cer(scan.pages[0].text, want) <= 0.05, scan.pages[0].text
-    (note,) = [w for w in scan.warnings if w.startswith("OCR (Tesseract) on pages 1;")]
+    (note,) = [w for w in scan.warnings if w.startswith("OCR (Tesseract) on page 1;")]
     assert float(note.rsplit(": ", 1)[1]) > 50  # the mean word confidence is reported
     never = load_document(PDFS / "scanned_image_only_ocr_test.pdf", settings=ParseSettings(ocr="never"))
     assert (

@@ -4,11 +4,13 @@ set saved with the collection (generated and reviewed), or a path (BEIR folder, 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
 import streamlit as st
 
+from ragkit.app.presentation import problem_line
 from ragkit.core.errors import RagkitError
 from ragkit.evaluation.datasets.questionsets import QuestionSet, load_question_set
 from ragkit.evaluation.questiongen import load_report, saved_question_sets
@@ -22,16 +24,49 @@ SOURCES = {
 }
 
 
+def _upload_key(upload) -> str:
+    return hashlib.sha256(upload.getvalue()).hexdigest()[:16]
+
+
+def check_upload(upload, collection, prefix: str) -> None:
+    """Check an uploaded question file against the collection at once: how many rows run, and every row
+    set aside with why and the nearest passage, each with a button that uses that passage instead."""
+    fixes = st.session_state.setdefault(f"{prefix}_fixes", {}).setdefault(_upload_key(upload), {})
+    try:
+        qset = load_question_set(
+            text=upload.getvalue().decode("utf-8-sig", "replace"), filename=upload.name,
+            collection=collection, fixes=fixes,
+        )  # fmt: skip
+    except RagkitError as e:
+        st.error(str(e))
+        return
+    if not qset.problems:
+        st.caption(f"{qset.n} questions, every one ready to run.")
+        return
+    st.warning(f"{qset.n} questions ready to run; {len(qset.problems)} set aside until fixed:")
+    for i, p in enumerate(qset.problems):
+        st.markdown("- " + widgets.text_md(problem_line(p)))
+        near = p.get("nearest")
+        label = f"Use the nearest passage for question {p['qid']}"
+        if near and p.get("quote") and st.button(label, key=f"{prefix}_fix_{i}"):
+            fixes.setdefault(p["qid"], {})[p["quote"]] = near["text"]
+            st.rerun()
+
+
 def pick_question_set(collection, prefix: str) -> Callable[[], QuestionSet]:
     """Draw the picker (widget keys start with ``prefix``); returns the loader to call on "Run"."""
     source = st.radio("Question set", list(SOURCES), format_func=SOURCES.get, key=f"{prefix}_source")
     upload, path, holdout = None, "", 0.0
     if source == "upload":
         upload = st.file_uploader(
-            "Columns: question, gold_answer, relevant_sources (file names; several separated by ';')",
+            "Columns: question; optional gold_answer, relevant_sources (file names, several separated by "
+            "';'), evidence (quotes of the passages that answer it, several separated by '|'), id, and "
+            "follows (the id or row number of the question a follow-up continues)",
             type=["csv", "jsonl"],
             key=f"{prefix}_upload",
         )
+        if upload is not None and collection is not None:
+            check_upload(upload, collection, prefix)
     elif source == "saved":
         files = saved_question_sets(collection) if collection is not None else []
         names = [f.name for f in files]
@@ -61,6 +96,7 @@ def pick_question_set(collection, prefix: str) -> Callable[[], QuestionSet]:
                 text=upload.getvalue().decode("utf-8-sig", "replace"),
                 filename=upload.name,
                 collection=collection,
+                fixes=st.session_state.get(f"{prefix}_fixes", {}).get(_upload_key(upload)),
             )
         if source == "labels":
             return load_question_set(collection=collection, labels=True)

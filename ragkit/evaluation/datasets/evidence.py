@@ -27,6 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragkit.core.folding import find_folded, fold
 from ragkit.evaluation.metrics.answers import contains_gold, normalize_answer
 
 COVER_SHARE = 0.5
@@ -179,10 +180,10 @@ def gold_ranking(texts: Sequence[str], answers: Sequence[str]) -> list[str]:
 def locate_quote(
     quote: str, documents: Iterable[Any], source: str | None = None
 ) -> list[tuple[str, list[SpanT]]]:
-    """Where ``quote`` occurs in the documents (whitespace and case ignored): ``(source, spans)`` per
-    occurrence, at most one per page. Used for evidence typed as a quote (the Label tab, CSV sets)."""
-    target = " ".join(quote.lower().split())
-    if len(target) < 3:
+    """Where ``quote`` occurs in the documents (compared as :func:`locate_in_text` does): ``(source,
+    spans)`` per occurrence, at most one per page. Used for evidence typed as a quote (the Label tab, CSV
+    sets)."""
+    if len(fold(quote)) < 3:
         return []
     out: list[tuple[str, list[SpanT]]] = []
     for doc in documents:
@@ -196,31 +197,10 @@ def locate_quote(
 
 
 def locate_in_text(quote: str, text: str) -> tuple[int, int] | None:
-    """``(start, end)`` of the first occurrence of ``quote`` in ``text`` (whitespace and case ignored)."""
-    target = " ".join(quote.lower().split())
-    if len(target) < 3:
-        return None
-    folded, index = _fold(text)
-    at = folded.find(target)
-    return None if at == -1 else (index[at], index[at + len(target) - 1] + 1)
-
-
-def _fold(text: str) -> tuple[str, list[int]]:
-    """Lower-cased text with whitespace runs as one space, and each character's offset in ``text``."""
-    chars: list[str] = []
-    index: list[int] = []
-    space = False
-    for i, ch in enumerate(text):
-        if ch.isspace():
-            if not space and chars:
-                chars.append(" ")
-                index.append(i)
-            space = True
-            continue
-        space = False
-        chars.append(ch.lower())
-        index.append(i)
-    return "".join(chars), index
+    """``(start, end)`` of the first occurrence of ``quote`` in ``text``, compared as a person compares a
+    quote with a page (case, spacing, dashes, quote marks and Markdown markup ignored: see
+    :mod:`ragkit.core.folding`)."""
+    return find_folded(quote, text)
 
 
 __all__ = [

@@ -154,6 +154,7 @@ class LabelledQuestion:
     evidence: tuple[Any, ...] = ()  # ragkit.evaluation.datasets.evidence.Evidence
     absent: bool = False
     quotes: tuple[str, ...] = ()  # evidence as typed in a question file, located over the collection
+    follows: str = ""  # the id of the question this one continues (asked after it, with its answer)
 
     @property
     def answerable(self) -> bool:
@@ -179,6 +180,7 @@ class LabelledQuestion:
             [list(r) for r in self.relevant],
             [e.to_list() for e in self.evidence],
             self.absent,
+            *([self.follows] if self.follows else []),  # sets without follow-ups keep their hash
         ]
 
     @classmethod
@@ -189,7 +191,8 @@ class LabelledQuestion:
         answers, relevant = tuple(x[2]), tuple(tuple(r) for r in x[3])
         # runs saved before ``absent`` existed: no answers and no relevant sources meant absent
         absent = bool(x[5]) if len(x) > 5 else not (answers or relevant)
-        return cls(str(x[0]), str(x[1]), answers, relevant, evidence, absent)  # type: ignore[arg-type]
+        follows = str(x[6]) if len(x) > 6 else ""
+        return cls(str(x[0]), str(x[1]), answers, relevant, evidence, absent, follows=follows)  # type: ignore[arg-type]
 
 
 def _split_list(value: object) -> tuple[str, ...]:
@@ -221,8 +224,10 @@ SIMPLEQA_COLUMNS = frozenset({"problem", "answer"})
 def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
     """Questions from a CSV (header row) or JSONL file with ``question`` and optional ``gold_answer``,
     ``relevant_sources`` (several separated by ``;`` or ``|``, or JSON lists), ``evidence`` (quotes of the
-    passages that answer it, separated by ``|``: passage-level relevance) and ``id``. SimpleQA's CSV as
-    published (``metadata, problem, answer``) is read as ``question`` and ``gold_answer``.
+    passages that answer it, separated by ``|``: passage-level relevance), ``id`` and ``follows`` (the id,
+    or the 1-based row, of an earlier question this one continues: it is asked after that question, with
+    its answer as the conversation). SimpleQA's CSV as published (``metadata, problem, answer``) is read
+    as ``question`` and ``gold_answer``.
 
     Raises ``RagkitError`` naming the file and the line for a missing column, bad JSON or an empty question.
     """
@@ -271,14 +276,31 @@ def parse_question_file(text: str, filename: str) -> list[LabelledQuestion]:
         if spans:
             quotes = ()  # the exact passages win over their quotes (kept in the file for reading)
         absent = not (answers or sources or quotes or spans)  # nothing to find: "I don't know" is right
+        follows = _follows(row.get("follows"), [x.qid for x in out], filename, n)
         out.append(
             LabelledQuestion(
-                qid, q, answers, tuple((s, 1) for s in sources), spans, absent=absent, quotes=quotes
+                qid, q, answers, tuple((s, 1) for s in sources), spans, absent=absent, quotes=quotes,
+                follows=follows,
             )
-        )
+        )  # fmt: skip
     if not out:
         raise RagkitError(f"{filename}: no questions found")
     return out
+
+
+def _follows(value: object, earlier: list[str], filename: str, line: int) -> str:
+    """The id of the earlier question a row's ``follows`` names (its id, or its 1-based row number)."""
+    ref = str(value if value is not None else "").strip()
+    if not ref:
+        return ""
+    if ref in earlier:
+        return ref
+    if ref.isdigit() and 0 < int(ref) <= len(earlier):
+        return earlier[int(ref) - 1]
+    raise RagkitError(
+        f"{filename}: line {line}: follows {ref!r} names no earlier question (give the id or the row number "
+        "of a question above it)"
+    )
 
 
 def _evidence_spans(value: object, filename: str, line: int) -> tuple[Any, ...]:

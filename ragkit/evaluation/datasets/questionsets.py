@@ -40,6 +40,9 @@ class QuestionSet:
     level: str = "document"  # document (files) | passage (labelled spans) | mixed
     beir: BeirDataset | None = None
     params: dict[str, Any] = field(default_factory=dict)
+    #: rows of the file set aside, each with why: an evidence quote not found in the collection (with the
+    #: nearest passage and how it differs) or a relevant source that is not one of its files
+    problems: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def n(self) -> int:
@@ -82,9 +85,12 @@ def load_question_set(
     filename: str | None = None,
     holdout: float = 0.0,
     labels: bool = False,
+    fixes: dict[str, dict[str, str]] | None = None,
 ) -> QuestionSet:
     """A question set from a path (BEIR dir, SQuAD ``.json``, ``.csv``/``.jsonl``), from an uploaded
-    file's ``text`` and ``filename``, or (``labels=True``) from the labels saved with ``collection``."""
+    file's ``text`` and ``filename``, or (``labels=True``) from the labels saved with ``collection``.
+    ``fixes`` replaces evidence quotes of a question file (question id -> {quote: replacement}): the
+    nearest passages the user chose for quotes that were not found."""
     if labels:
         from ragkit.evaluation.datasets.labels import LabelSet
 
@@ -114,7 +120,7 @@ def load_question_set(
         )
     if text is not None:
         name = filename or "questions.csv"
-        qs = parse_question_file(text, name)
+        qs = with_fixes(parse_question_file(text, name), fixes)
         return collection_question_set(Path(name).stem, name, qs, collection)
     if path is None:
         raise RagkitError("give a question set: a path, an uploaded file, or a collection's labels")
@@ -137,18 +143,33 @@ def load_question_set(
             params={"holdout": holdout, "held_out_paragraphs": len(held)},
         )
     if p.suffix.lower() in (".csv", ".jsonl"):
-        return collection_question_set(p.stem, str(p), load_question_file(p), collection)
+        return collection_question_set(p.stem, str(p), with_fixes(load_question_file(p), fixes), collection)
     raise RagkitError(f"{p}: expected a BEIR directory, a SQuAD .json, or a .csv/.jsonl question set")
+
+
+def with_fixes(qs: list[LabelledQuestion], fixes: dict[str, dict[str, str]] | None) -> list[LabelledQuestion]:
+    """The questions with the chosen replacements of their evidence quotes (see :func:`load_question_set`)."""
+    from dataclasses import replace
+
+    if not fixes:
+        return qs
+    return [
+        replace(q, quotes=tuple(fixes[q.qid].get(x, x) for x in q.quotes)) if q.qid in fixes else q
+        for q in qs
+    ]
 
 
 def collection_question_set(
     name: str, source: str, qs: list[LabelledQuestion], collection: Any
 ) -> QuestionSet:
-    """A question set over an existing collection: relevant sources must be files of it (a bare file name
-    matches a document stored under a longer path when only one does), evidence quotes must occur in it."""
+    """A question set over an existing collection: relevant sources are files of it (a bare file name
+    matches a document stored under a longer path when only one does), evidence quotes occur in it. A
+    question whose source or quote is not found is set aside with the reason (``problems``, the quote's
+    nearest passage included) and the others run; only a set with nothing left is refused."""
     from dataclasses import replace
 
     from ragkit.evaluation.datasets.evidence import locate_quote, merge_passages
+    from ragkit.evaluation.datasets.nearest import nearest_passage
 
     if collection is None:
         raise RagkitError(f"{Path(source).name}: a CSV/JSONL question set runs over a collection: choose one")
@@ -157,31 +178,47 @@ def collection_question_set(
         raise RagkitError(f"collection {collection.name!r} is empty")
     wanted = {s for q in qs for s, _ in q.relevant} | {e.source for q in qs for e in q.evidence}
     names = resolve_sources(wanted, [d.source for d in docs])
-    unknown = sorted(k for k, v in names.items() if v is None)
-    if unknown:
-        raise RagkitError(
-            f"{Path(source).name}: relevant_sources not in collection {collection.name!r}: "
-            + ", ".join(unknown[:5])
-        )
     page_sizes = {(d.source, p.number): len(p.text) for d in docs for p in d.pages}
-    out = []
+    out, problems = [], []
     for q in qs:
+        unknown = [s for s, _ in q.relevant if names.get(s) is None]
+        if unknown:
+            why = f"{unknown[0]} is not a file of collection {collection.name!r}"
+            problems.append({"qid": q.qid, "question": q.question, "source": unknown[0], "why": why})
+            continue
         relevant = tuple((names[s] or s, g) for s, g in q.relevant)
         evidence = tuple(replace(e, source=names[e.source] or e.source) for e in q.evidence)
         check_spans(Path(source).name, q.qid, evidence, page_sizes)
         if q.quotes:
-            passages = []
+            passages, missing = [], None
             for quote in q.quotes:
                 found = [p for src, _ in relevant or [(None, 0)] for p in locate_quote(quote, docs, src)]
-                if not found:
+                if not found and missing is None:
                     where = f"in {', '.join(s for s, _ in relevant)}" if relevant else "in the collection"
-                    raise RagkitError(
-                        f"{Path(source).name}: question {q.qid}: the evidence quote {quote[:80]!r} "
-                        f"is not {where}"
-                    )
+                    near = [nearest_passage(quote, docs, src) for src, _ in relevant or [(None, 0)]]
+                    best = max((n for n in near if n is not None), key=lambda n: n.shared, default=None)
+                    missing = {"qid": q.qid, "question": q.question, "quote": quote,
+                               "why": f"the evidence quote is not {where}",
+                               "nearest": best.to_dict() if best is not None else None}  # fmt: skip
                 passages.extend(found)
+            if missing is not None:
+                problems.append(missing)
+                continue
             evidence = tuple(merge_passages(passages))
         out.append(replace(q, relevant=relevant, evidence=evidence, quotes=()))
+    kept = {q.qid for q in out}
+    for q in list(out):  # a follow-up of a question set aside has no conversation to continue
+        if q.follows and q.follows not in kept:
+            out.remove(q)
+            kept.discard(q.qid)
+            problems.append({"qid": q.qid, "question": q.question,
+                             "why": f"it follows question {q.follows}, which was set aside"})  # fmt: skip
+    if not out:
+        first = problems[0]
+        raise RagkitError(
+            f"{Path(source).name}: no question can run over collection {collection.name!r}: "
+            f"{len(problems)} set aside (question {first['qid']}: {first['why']})"
+        )
     levels = {
         "passage" if q.evidence else "document" for q in out if q.answerable and (q.evidence or q.relevant)
     }
@@ -195,7 +232,9 @@ def collection_question_set(
         None,
         collection,
         level,
-        params={"collection": collection.name, "collection_files": len(docs)},
+        params={"collection": collection.name, "collection_files": len(docs)}
+        | ({"set_aside": len(problems)} if problems else {}),
+        problems=problems,
     )
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from ragkit.core.folding import fold
 from ragkit.evaluation.datasets.evidence import Evidence, SpanT, locate_in_text
 
 #: the fewest letters and digits a span's text needs to be looked for by them alone (shorter ones would
@@ -69,8 +70,8 @@ def move_span(span: SpanT, src: Any, dst: Any) -> SpanT | None:
     if not 0 < page <= len(src.pages):
         return None
     text = src.pages[page - 1].text[start:end]
-    if not text.strip():
-        return None
+    if len(fold(text)) < MIN_LETTERS:
+        return None  # too short to be looked for without landing on another passage's words
     if page <= len(dst.pages) and dst.pages[page - 1].text[start:end] == text:
         return span
     order = [page, *(p.number for p in dst.pages if p.number != page)]

@@ -6,9 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ragkit.evaluation.datasets.loaders import (
-    LabelledQuestion,
-)
+from ragkit.core.types import Message
+from ragkit.evaluation.datasets.loaders import LabelledQuestion
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.datasets.reparse import COUNTS, onto_reading, same_reading
 from ragkit.evaluation.metrics.answers import contains_gold, exact_match, token_f1
@@ -75,6 +74,20 @@ class QuestionRunner:
         self.asked: list[LabelledQuestion] = []
         self.stage_times: dict[str, list[float]] = {}
         self.tokens = {"prompt": 0, "completion": 0, "reported": 0}
+        self.answers: dict[str, str] = {}  # question -> this config's answer (a follow-up's conversation)
+        self.by_id = {q.qid: q for q in qset.questions}
+
+    def history(self, q: LabelledQuestion) -> list[Message]:
+        """The conversation a follow-up continues: the questions it follows (a chain, oldest first) with
+        this config's answers; one not asked yet (a sweep asks in a seeded order) is asked first for its
+        answer only, and counted when its own turn comes."""
+        parent = self.by_id.get(q.follows) if q.follows else None
+        if parent is None:
+            return []
+        turns = self.history(parent)
+        if parent.qid not in self.answers:
+            self.answers[parent.qid] = self.pipe.ask(parent.question, turns).text
+        return [*turns, Message("user", parent.question), Message("assistant", self.answers[parent.qid])]
 
     def _evidence_on(self, store: Any) -> dict[str, tuple[Any, tuple[int, int]]]:
         """Each question's evidence moved onto this config's reading of the documents, with the spans
@@ -104,8 +117,10 @@ class QuestionRunner:
     def step(self, q: LabelledQuestion) -> None:
         from ragkit.evaluation.datasets.evidence import evidence_precision, evidence_ranking, gold_ranking
 
+        history = self.history(q)
         _fresh_query(self.emb)
-        ans = self.pipe.ask(q.question)
+        ans = self.pipe.ask(q.question, history)
+        self.answers[q.qid] = ans.text
         answered = not ans.abstained
         row: dict[str, Any] = dict(
             question=q.question,
@@ -114,7 +129,10 @@ class QuestionRunner:
             status=q.status,
             answer=ans.text,
             query=ans.query,
+            follows=q.follows or None,
             answerability=ans.answerability.value if ans.answerability else None,
+            answer_confidence=ans.answerability.answer_confidence if ans.answerability else None,
+            withheld=ans.trace.get("withheld"),
             abstained=ans.abstained,
             confidence=ans.confidence.value if ans.confidence else None,
             confidence_raw=(
@@ -155,6 +173,10 @@ class QuestionRunner:
             row["relevance"] = "document"
             self.runs[q.qid] = list(max_by_document([(h.chunk.source, h.score) for h in ranking], 100))
         if q.answers:
+            # the answer the backend gave, or would have given had it not abstained: what its answer
+            # confidence is judged on (does the confidence rank right answers above wrong ones?)
+            candidate = ans.text if answered else row["withheld"] or ""
+            row["candidate_correct"] = contains_gold(candidate, q.answers)
             self.gold_runs[q.qid] = gold_ranking([c.text for c in ranked], q.answers)
             row["contains_gold"] = contains_gold(ans.text, q.answers) if answered else 0.0
             row["f1"] = token_f1(ans.text, q.answers) if answered else 0.0

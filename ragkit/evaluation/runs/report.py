@@ -221,6 +221,11 @@ def warnings(result: dict[str, Any]) -> list[str]:
         for f in result.get("failures") or []
     ]
     out += [f"Ran offline instead: {note}." for note in result.get("params", {}).get("fallbacks") or []]
+    if aside := result.get("params", {}).get("set_aside"):
+        out.append(
+            f"{aside} question(s) of the file were set aside (a quote or file not found in the collection) "
+            "and are not in these numbers: the question set's check lists them with the nearest passages."
+        )
     n = result["questions"]
     if n < SMALL_SET:
         out.append(
@@ -287,10 +292,10 @@ def saturation_warnings(result: dict[str, Any]) -> list[str]:
             shares.append(sum(x >= 1.0 - 1e-9 for x in vals) / len(vals))
         else:
             if shares and len(result["configs"]) > 1 and min(shares) >= SATURATED_SHARE:
-                out.append(
-                    f"{m} is at its maximum on {min(shares):.0%} or more of the questions for every config: "
-                    "it cannot tell them apart here."
+                on = (
+                    "every question" if min(shares) >= 1.0 else f"at least {min(shares):.0%} of the questions"
                 )
+                out.append(f"{m} is at its maximum on {on} for every config: it cannot tell them apart here.")
     return out
 
 

@@ -1,0 +1,177 @@
+"""How faithfully ragkit reads documents (issue 39): quotes typed by hand from the rendered pages of the
+held-out corpus (``bench/heldout``), looked up in the stored reading of each parser as a person compares
+a quote with a page (case, spacing, dashes, quote marks and Markdown markup ignored:
+``ragkit.core.folding``); plus the chunks that hold markup of a parser's own making and the dates a
+reading holds that its source does not.
+
+    # the corpus: python bench/heldout/get_corpus.py --out /work/corpus/heldout/docs
+    .venv/bin/python bench/fidelity.py --docs /work/corpus/heldout/docs --split dev
+    .venv/bin/python bench/fidelity.py --docs /work/corpus/heldout/docs --split test   # report only
+
+``--split test`` reads the sealed quotes: run it to report, never to tune (bench/heldout/SEALED.json).
+Per-quote rows go to ``bench/results/raw/fidelity_<split>.jsonl``; the figures to
+``bench/results/fidelity_<split>.json`` (``--name`` to keep another run, e.g. the code before the fix).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import zipfile
+from collections import defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import RESULTS, write_result  # noqa: E402
+
+#: the readings compared: every PDF by both parsers, every other file by its one reader
+PDF_PARSERS = ("layout", "plain")
+
+
+def source_text(path: Path) -> str:
+    """What the document itself says, to check a reading's dates against: a PDF's text layer, a Word
+    file's text runs, a text file's bytes; an image has none (OCR is its only reading)."""
+    suffix = path.suffix.lower()
+    if suffix == ".pdf":
+        import pymupdf
+
+        with pymupdf.open(path) as doc:
+            return "\n".join(page.get_text() for page in doc)
+    if suffix == ".docx":
+        import re
+
+        with zipfile.ZipFile(path) as z:
+            xml = " ".join(z.read(n).decode("utf-8", "replace") for n in z.namelist() if n.endswith(".xml"))
+        return " ".join(re.findall(r"<w:t[^>]*>([^<]*)</w:t>", xml))
+    if suffix in (".png", ".jpg", ".jpeg", ".tif", ".tiff"):
+        return ""
+    return path.read_bytes().decode("utf-8", "replace")
+
+
+def found(quote: dict, text: str) -> bool:
+    """Whether the quote is in the reading (a table row: its cells, in order, on one line)."""
+    from ragkit.core.folding import find_folded, fold
+
+    if find_folded(quote["quote"], text) is not None:
+        return True
+    cells = [fold(c) for c in quote.get("cells") or [] if fold(c)]
+    if not cells:
+        return False
+    for line in text.splitlines():
+        folded, at = fold(line), 0
+        for cell in cells:
+            at = folded.find(cell, at)
+            if at < 0:
+                break
+            at += len(cell)
+        else:
+            return True
+    return False
+
+
+def readings(path: Path) -> list[tuple[str, object]]:
+    """(parser, document or the error) for each reading of the file."""
+    from ragkit.core.errors import DocumentError
+    from ragkit.ingestion.parse import parse_bytes
+    from ragkit.ingestion.parsing import ParseSettings
+
+    data = path.read_bytes()
+    parsers = PDF_PARSERS if path.suffix.lower() == ".pdf" else ("default",)
+    out = []
+    for parser in parsers:
+        settings = ParseSettings(pdf_parser=parser) if parser != "default" else None
+        try:
+            out.append((parser, parse_bytes(path.name, data, max_mb=200, settings=settings)))
+        except DocumentError as e:
+            out.append((parser, e))
+    return out
+
+
+def chunk_leaks(doc: object) -> int:
+    """How many of the document's chunks (the default chunker) hold parser markup."""
+    from ragkit.ingestion.chunkers import make_chunker
+    from ragkit.ingestion.fidelity import markup_leaks
+
+    return sum(bool(markup_leaks(c.text)) for c in make_chunker("sliding").split(doc))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docs", required=True, help="the held-out corpus folder (bench/heldout/get_corpus.py)")
+    ap.add_argument("--split", choices=("dev", "test"), default="dev")
+    ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
+    args = ap.parse_args()
+    from ragkit.ingestion.fidelity import invented_dates
+
+    corpus = {d["file"]: d for d in json.loads((HERE / "heldout" / "corpus.json").read_text())}
+    quotes = [
+        json.loads(x) for x in (HERE / "heldout" / f"quotes_{args.split}.jsonl").read_text().splitlines() if x
+    ]
+    by_file: dict[str, list[dict]] = defaultdict(list)
+    for q in quotes:
+        by_file[q["file"]].append(q)
+    rows, tally = [], defaultdict(lambda: [0, 0])
+    leaks: dict[str, int] = defaultdict(int)
+    chunks: dict[str, int] = defaultdict(int)
+    invented: list[dict] = []
+    failed: list[dict] = []
+    t0 = time.perf_counter()
+    for name, qs in by_file.items():
+        path, kind = Path(args.docs) / name, corpus[name]["kind"]
+        own = source_text(path)
+        for parser, doc in readings(path):
+            label = "pdf-" + parser if parser != "default" else path.suffix.lower().lstrip(".")
+            if not hasattr(doc, "text"):
+                failed.append({"file": name, "parser": label, "error": str(doc)})
+                text = ""
+            else:
+                text = doc.text  # type: ignore[attr-defined]
+                if path.suffix.lower() != ".md":  # a Markdown file's own markup is its text
+                    leaks[label] += chunk_leaks(doc)
+                from ragkit.ingestion.chunkers import make_chunker
+
+                chunks[label] += len(make_chunker("sliding").split(doc))
+                invented += [
+                    {"file": name, "parser": label, "date": d} for d in invented_dates(text, own) if own
+                ]
+            for q in qs:
+                ok = found(q, text)
+                for key in (("all", label), (kind, label), (f"quote:{q['kind']}", label)):
+                    tally[key][0] += ok
+                    tally[key][1] += 1
+                rows.append({"id": q["id"], "file": name, "parser": label, "kind": q["kind"], "found": ok})
+        print(f"{name}: done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    table = {
+        f"{k[0]} / {k[1]}": {"found": v[0], "quotes": v[1], "share": round(v[0] / v[1], 4)}
+        for k, v in sorted(tally.items())
+    }
+    # the default reading of every file (layout for PDFs): what a collection stores
+    default = [r for r in rows if r["parser"] != "pdf-plain"]
+    numbers = {
+        "split": args.split,
+        "documents": len(by_file),
+        "quotes": len(quotes),
+        "found_default_reading": round(sum(r["found"] for r in default) / len(default), 4),
+        "by_kind_and_reader": table,
+        "chunks_with_markup": dict(leaks),
+        "chunks": dict(chunks),
+        "invented_dates": invented,
+        "unreadable": failed,
+    }
+    raw = RESULTS / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    (raw / f"{args.name or 'fidelity_' + args.split}.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in rows)
+    )
+    print(write_result(args.name or f"fidelity_{args.split}", numbers))
+    for key, v in table.items():
+        print(f"{key:40s} {v['found']:4d}/{v['quotes']:<4d} {v['share']:.1%}")
+    print(f"default reading: {numbers['found_default_reading']:.1%}; chunks with markup: {dict(leaks)}; "
+          f"invented dates: {len(invented)}; unreadable: {len(failed)}")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,77 @@
+"""Text folded the way a person compares a quote with a page: case, spacing, dashes and hyphens, quote
+marks, ligatures and compatibility forms, vulgar fractions and Markdown markup do not count. One fold for
+every place that looks a quote up (evidence labels, the fidelity benchmark, OCR's output), so a quote
+typed from the rendered page is found in the stored reading whichever parser made it."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2043\ufe58\ufe63\uff0d"
+_SINGLE = "\u2018\u2019\u201a\u201b\u2032\u00b4\u0060"
+_DOUBLE = "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"
+_INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_VULGAR = {"½": " 1/2", "⅓": " 1/3", "⅔": " 2/3", "¼": " 1/4", "¾": " 3/4", "⅛": " 1/8", "⅜": " 3/8",
+           "⅝": " 5/8", "⅞": " 7/8", "⅕": " 1/5", "⅙": " 1/6"}  # fmt: skip
+_TABLE = str.maketrans(
+    {**{c: "-" for c in _DASHES}, **{c: "'" for c in _SINGLE}, **{c: '"' for c in _DOUBLE}, "\u2044": "/"}
+)
+#: Markdown a rendered page does not show: emphasis and code marks, a link's target, a heading's hashes,
+#: a list or quote marker at a line start, a table's pipes
+_MARKUP = re.compile(
+    r"\]\([^)\s]*\)|!?\[(?=[^\]\n]*\]\()|\*\*?|__|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)|`+|^[ \t]*#{1,6}[ \t]"
+    r"|^[ \t]*(?:[-+>]|\d+\.)[ \t]|\|",
+    re.M,
+)
+
+
+@lru_cache(maxsize=4096)
+def _char(ch: str) -> str:
+    """One character folded (possibly to several, or to none)."""
+    if ch in _INVISIBLE:
+        return ""
+    if ch in _VULGAR:
+        return _VULGAR[ch]
+    return unicodedata.normalize("NFKC", ch.translate(_TABLE)).translate(_TABLE).casefold()
+
+
+@lru_cache(maxsize=256)
+def fold_with_index(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` folded (see the module), and for each folded character the offset in ``text`` it came
+    from. Hyphens count as spaces ("ultra-high-speed" is "ultra high-speed"), whitespace runs as one."""
+    skip = bytearray(len(text))
+    for m in _MARKUP.finditer(text):
+        skip[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+    chars: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        out = (" " if ch == "|" else "") if skip[i] else _char(ch)
+        for c in out:
+            if c.isspace() or c == "-":
+                if chars and chars[-1] != " ":
+                    chars.append(" ")
+                    index.append(i)
+                continue
+            chars.append(c)
+            index.append(i)
+    while chars and chars[-1] == " ":
+        chars.pop()
+        index.pop()
+    return "".join(chars), tuple(index)
+
+
+def fold(text: str) -> str:
+    """``text`` folded for comparison (see :func:`fold_with_index`)."""
+    return fold_with_index(text)[0]
+
+
+def find_folded(quote: str, text: str) -> tuple[int, int] | None:
+    """``(start, end)`` in ``text`` of the first place that reads as ``quote`` once both are folded."""
+    target = fold(quote)
+    if len(target) < 3:
+        return None
+    folded, index = fold_with_index(text)
+    at = folded.find(target)
+    return None if at == -1 else (index[at], index[at + len(target) - 1] + 1)

@@ -1,0 +1,161 @@
+"""The layout engine's words joined as the page shows them.
+
+pymupdf4llm writes each span with Markdown emphasis and a space after it, and strips the spaces inside
+table cells: a TeX decimal set in two fonts became "0 _._ 65", a table cell "Sourcearticles", a cell's
+second line "<br>", picture text "<!-- Start of picture text -->". These replacements of its three text
+writers join spans by the gap between them (a space where the page leaves one), write no markup of their
+own, and mark picture text with two private-use characters that :func:`picture_spans` turns into page
+metadata. They are installed once, on the pinned pymupdf4llm the layout parser uses.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
+#: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
+WORD_GAP = 0.15
+PICTURE_START, PICTURE_END = "\ue000", "\ue001"
+RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
+_SCRIPT_DIGITS = re.compile(r"[\d+\-=()]+")
+_PICTURE = re.compile(f"{PICTURE_START}([^{PICTURE_END}]*){PICTURE_END}")
+_VULGAR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾", "1/8": "⅛", "3/8": "⅜",
+           "5/8": "⅝", "7/8": "⅞"}  # fmt: skip
+#: a fraction set as raised numerator, slash and a denominator ("48¹/2", "48¹ /2"): one character, as shown
+_SET_FRACTION = re.compile(r"(?<=\d)([¹²³⁵⁷]) ?[/⁄] ?([2348])(?!\d)")
+_UNRAISE = str.maketrans("¹²³⁵⁷", "12357")
+
+
+def line_end_hyphen(text: str) -> bool:
+    """Whether ``text`` ends with a hyphen attached to a word (a break to resolve, not a dash)."""
+    return len(text) > 1 and text.endswith("-") and text[-2].isalnum()
+
+
+def _horizontal(span: dict[str, Any]) -> bool:
+    return tuple(span.get("dir", (1.0, 0.0))) in ((1.0, 0.0), (1, 0))
+
+
+def _separator(prev: dict[str, Any] | None, span: dict[str, Any], so_far: str, first: str) -> str:
+    """What goes between the previous span and this one: nothing inside a word, a space between words,
+    a line break after a hyphen that ends a line before a lower-case word (resolved later, with the
+    document's own words as evidence, by :mod:`ragkit.ingestion.hyphenation`)."""
+    if prev is None or not so_far:
+        return ""
+    if (prev.get("block"), prev.get("line")) != (span.get("block"), span.get("line")):
+        return "\n" if line_end_hyphen(so_far) else " "
+    if not (_horizontal(prev) and _horizontal(span)) or so_far[-1:].isspace():
+        return " " if not so_far[-1:].isspace() else ""
+    if span["text"][:1].isspace():
+        return " "
+    gap = span["bbox"][0] - prev["bbox"][2]
+    return " " if gap > WORD_GAP * min(span["size"], prev["size"]) else ""
+
+
+def styled_text(spans: list[dict[str, Any]]) -> tuple[str, str]:
+    """The spans of a text box as one paragraph: words spaced as on the page, raised digits as Unicode
+    superscripts, no emphasis marks. Returns ``(text + " ", "")`` as the engine's writer does."""
+    import pymupdf
+
+    out = ""
+    prev: dict[str, Any] | None = None
+    for s in spans:
+        text = s["text"].strip()
+        if not text:
+            continue
+        if s["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT and _SCRIPT_DIGITS.fullmatch(text):
+            text = text.translate(RAISED)
+        out += _separator(prev, s, out, text) + text
+        prev = s
+    return fractions(out) + " ", ""
+
+
+def _cell_chars(span: dict[str, Any], cell: Any, ocrpage: bool) -> list[tuple[str, float, float]]:
+    """A span's characters inside ``cell`` as (char, x0, x1); an OCR span (no characters) as one."""
+    from pymupdf4llm.helpers import utils
+
+    if ocrpage or "chars" not in span:
+        return [(span["text"], span["bbox"][0], span["bbox"][2])]
+    out = []
+    for ch in span["chars"]:
+        if utils.almost_in_bbox(ch["bbox"], cell, portion=0.5):
+            out.append((ch["c"], ch["bbox"][0], ch["bbox"][2]))
+        elif ch["c"].isspace():
+            out.append((" ", ch["bbox"][0], ch["bbox"][2]))
+    return out
+
+
+def cell_text(
+    table_blocks: list[dict[str, Any]], cell: Any, markdown: bool = False, ocrpage: bool = False
+) -> str:
+    """A table cell's text: its lines joined by a space, words spaced by their gaps, no markup (the
+    engine's ``extract_cells`` glued spans and broke lines with ``<br>``)."""
+    from pymupdf4llm.helpers import utils
+
+    lines: list[str] = []
+    for block in table_blocks:
+        if utils.are_disjoint(block["bbox"], cell):
+            continue
+        for line in block["lines"]:
+            if utils.are_disjoint(line["bbox"], cell):
+                continue
+            text, last_x1 = "", None
+            for span in line["spans"]:
+                if utils.are_disjoint(span["bbox"], cell):
+                    continue
+                for c, x0, x1 in _cell_chars(span, cell, ocrpage):
+                    gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
+                    text += (" " if gap and not c.isspace() and not text.endswith(" ") else "") + c
+                    last_x1 = x1
+            lines.append(" ".join(text.split()))
+    joined = ""
+    for x in (x for x in lines if x):
+        joined += ("\n" if line_end_hyphen(joined) else " " if joined else "") + x
+    return fractions(joined).replace("|", "\\|") if markdown else fractions(joined)
+
+
+def picture_text(textlines: list[dict[str, Any]], ignore_code: bool = False, clip: Any = None) -> str:
+    """Text written inside a picture (axis labels, a diagram's words): its lines as one paragraph between
+    the picture marks, which :func:`picture_spans` removes and records."""
+    if not textlines:
+        return "\n"
+    text = " ".join(" ".join(s["text"].strip() for s in tl["spans"] if s["text"].strip()) for tl in textlines)
+    return f"{PICTURE_START}{' '.join(text.split())}{PICTURE_END}\n\n"
+
+
+def picture_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the picture marks, and the (start, end) of each picture's text in it."""
+    spans: list[tuple[int, int]] = []
+    out, last = [], 0
+    for m in _PICTURE.finditer(text):
+        out.append(text[last : m.start()])
+        start = sum(len(x) for x in out)
+        out.append(m.group(1))
+        if m.group(1):
+            spans.append((start, start + len(m.group(1))))
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out).replace(PICTURE_START, "").replace(PICTURE_END, ""), spans
+
+
+def fractions(text: str) -> str:
+    """A fraction set from a raised numerator and a denominator as its one character ("48¹/2" -> "48½")."""
+    return _SET_FRACTION.sub(
+        lambda m: _VULGAR.get(f"{m.group(1).translate(_UNRAISE)}/{m.group(2)}", m.group(0)), text
+    )
+
+
+_INSTALLED = False
+
+
+def install() -> None:
+    """Put these writers in place of pymupdf4llm's (once per process)."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    from pymupdf4llm.helpers import document_layout, utils
+
+    document_layout.get_styled_text = styled_text
+    document_layout.picture_text_to_md = picture_text
+    utils.extract_cells = cell_text
+    _INSTALLED = True

@@ -1,0 +1,152 @@
+"""A document's reading says what the page shows and nothing else (issue 39): each defect found on unseen
+documents reproduced by a file the tests build, and every parser walked over its fixtures for markup of
+its own making and for dates the source does not contain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragkit.core.folding import find_folded, fold
+from ragkit.ingestion.fidelity import invented_dates, markup_leaks
+from ragkit.ingestion.ocr import normalise_ocr
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+from tests.fidelity_docs import DATED_HTML, DECIMAL, ESSAY_HTML, FRACTION, RULED, UNRULED, rich_docx, tex_pdf
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def tex(tmp_path_factory) -> bytes:
+    return tex_pdf(tmp_path_factory.mktemp("tex") / "tex.pdf").read_bytes()
+
+
+def rows_of(text: str) -> list[list[str]]:
+    return [
+        [c.strip() for c in line.strip().strip("|").split("|")] for line in text.splitlines() if "|" in line
+    ]
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_tex_decimal_a_set_fraction_and_spaced_table_cells_read_as_printed(tex, parser):
+    text = parse_bytes("tex.pdf", tex, settings=ParseSettings(pdf_parser=parser)).text
+    assert DECIMAL in text and FRACTION in text  # not "0 _._ 65", not "481/2" or "48¹ /2"
+    rows = rows_of(text)
+    for row in RULED:
+        assert row in rows  # "Source articles", not "Sourcearticles"
+    assert markup_leaks(text) == []
+
+
+def test_a_table_without_ruling_lines_keeps_its_words_apart_and_has_no_markup(tex):
+    text = parse_bytes("tex.pdf", tex).text  # the layout engine's own table reader
+    for row in UNRULED:
+        assert row in rows_of(text)  # "PubMed Central", not "PubMedCentral"
+    assert "<br>" not in text and "**" not in text
+
+
+def test_the_html_heads_date_is_metadata_never_text():
+    doc = parse_bytes("essay.html", DATED_HTML)
+    assert (
+        "2023-01-01" not in doc.text and "1 January 2023" not in doc.text and "Published on" not in doc.text
+    )
+    assert "October 2023" in doc.text  # what the page itself says
+    assert doc.meta["published"] == "2023-01-01"
+    assert doc.meta["published_from"] == 'HTML head, <meta property="article:published_time">'
+    assert invented_dates(doc.text, DATED_HTML.decode()) == []
+
+
+def test_a_page_without_a_stated_date_gets_none_guessed():
+    html = DATED_HTML.replace(b'<meta property="article:published_time" content="2023-01-01T00:00:00Z">', b"")
+    assert "published" not in parse_bytes("essay.html", html).meta
+
+
+def test_an_essay_saved_in_a_layout_table_is_prose_not_a_table_row():
+    doc = parse_bytes("essay.html", ESSAY_HTML)
+    assert doc.pages[0].tables == 0 and not any(line.startswith("|") for line in doc.text.splitlines())
+    paragraphs = [p for p in doc.text.split("\n\n") if p.strip()]
+    assert paragraphs[0] == "October 2023" and len(paragraphs) >= 4
+    assert "ambitious.[1] The first step" in doc.text  # the essay's own note mark, unescaped
+    assert markup_leaks(doc.text) == []
+
+
+def test_a_word_file_keeps_text_boxes_forms_merged_cells_and_footnotes_but_not_deletions():
+    text = parse_bytes("plan.docx", rich_docx()).text
+    assert text.count("Badges expire after 90 days.") == 1  # the text box once, not its VML copy too
+    for shown in (
+        "# Site security plan",
+        "Visitors sign in at the front desk.",
+        "the plan owner is Dana Reyes",
+    ):
+        assert shown in text
+    assert ["Door access logs", "", "Monthly"] in rows_of(text)  # one merged cell, written once
+    assert text.rstrip().endswith("1 Contractors sign in at gate B.")  # the footnote, numbered
+    assert "Deleted words" not in text
+
+
+def test_quotes_match_across_dashes_hyphens_quote_marks_and_markup():
+    page = "## Results\n\nThe **ultra high-speed** link — rated at 48 1/2 Gbit/s — is “stable”."
+    for quote in ("ultra-high-speed link - rated at 48½ Gbit/s", 'is "stable"', "Results The ultra"):
+        assert find_folded(quote, page) is not None, quote
+    start, end = find_folded("ultra-high-speed link", page)
+    assert page[start:end] == "ultra high-speed** link"
+    assert fold("Source articles") != fold("Sourcearticles")  # spacing inside a word is not ignored
+
+
+def test_ocr_text_is_normalised_the_way_quotes_are_matched():
+    text = normalise_ocr("The ﬁrst classi-\nfication of ultra‐high‐speed links.\n\nThe classification held.")
+    assert "first classification" in text and "ultra-high-speed" in text
+
+
+def test_a_scanned_image_is_read_by_ocr(tmp_path):
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 120), "Shipment 4471 arrived on the second dock.", fontsize=20)
+    png = page.get_pixmap(dpi=150).tobytes("png")
+    read = parse_bytes("scan.png", png)
+    assert read.kind == "image" and "Shipment 4471 arrived" in read.text
+    assert read.warnings[0].startswith("OCR (Tesseract) on page 1;")
+
+
+def fixtures() -> list[tuple[str, bytes]]:
+    """Every file the parsers are walked over: the ones built here, the web fixtures and bench/corpus."""
+    files = [("essay.html", ESSAY_HTML), ("dated.html", DATED_HTML), ("plan.docx", rich_docx())]
+    for folder in (ROOT / "tests" / "fixtures" / "web", ROOT / "bench" / "corpus"):
+        files += [
+            (p.name, p.read_bytes())
+            for p in sorted(folder.iterdir())
+            if p.suffix in (".html", ".md", ".txt", ".docx")
+        ]
+    return files
+
+
+@pytest.mark.parametrize("name, data", fixtures(), ids=lambda x: x if isinstance(x, str) else "")
+def test_every_parser_leaves_no_markup_of_its_own_and_invents_no_date(name, data):
+    doc = parse_bytes(name, data)
+    source = data.decode("utf-8", errors="replace") if not name.endswith(".docx") else doc.text
+    if not name.endswith(".md"):  # a Markdown file's own markup is its text
+        assert markup_leaks(doc.text) == []
+    assert invented_dates(doc.text, source) == []
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_the_pdf_parsers_leave_no_markup_and_invent_no_date(tex, parser):
+    import pymupdf
+
+    text = parse_bytes("tex.pdf", tex, settings=ParseSettings(pdf_parser=parser)).text
+    layer = "".join(p.get_text() for p in pymupdf.open(stream=tex, filetype="pdf"))
+    assert markup_leaks(text) == [] and invented_dates(text, layer) == []
+
+
+def test_the_checks_catch_what_they_look_for():
+    leaky = "Intro\n\n<!-- Start of picture text -->\nA<br>B 0 _._ 65 \\[1\\]\n"
+    assert {kind for kind, _ in markup_leaks(leaky)} >= {
+        "html comment",
+        "html tag",
+        "emphasis around a symbol",
+    }
+    assert invented_dates("Published on 1 January 2023.", "October 2023") == ["1 January 2023"]
+    assert invented_dates("Posted on 12 September 2024.", "Posted on 12 September 2024 by M.") == []
