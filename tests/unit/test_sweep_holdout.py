@@ -6,6 +6,7 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
+from ragkit.core.errors import ConfigError
 from ragkit.evaluation.datasets.loaders import LabelledQuestion
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.runs.config_run import ConfigRun
@@ -48,6 +49,12 @@ def test_the_split_is_stratified_by_document_and_seeded():
     assert split(ids, doc.get, 0.3, seed=0) == (race, held, status)  # seeded: the same every time
     assert split(list(reversed(ids)), doc.get, 0.3, seed=0)[1] == list(reversed(held))
     assert set(split(ids, doc.get, 0.3, seed=1)[1]) != set(held)
+
+
+@pytest.mark.parametrize("share", [-0.1, 0.6, 1.0])
+def test_a_share_the_race_could_not_run_on_is_refused(share):
+    with pytest.raises(ConfigError, match=r"held-out share must be between 0 and 0\.5"):
+        split([str(i) for i in range(100)], str, share, 0)
 
 
 def test_a_beir_query_is_stratified_by_its_best_graded_document():

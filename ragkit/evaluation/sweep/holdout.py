@@ -27,10 +27,12 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.core.errors import ConfigError
 from ragkit.evaluation.metrics.stats import mean_ci
 
-#: the share of the questions held out by default
+#: the share of the questions held out by default, and the most that may be (the race needs the rest)
 DEFAULT_SHARE = 0.3
+MAX_SHARE = 0.5
 #: fewest held-out questions worth a mean with an interval (see the module docstring)
 MIN_HOLDOUT = 10
 #: fewest questions to race on: two looks of the default first batch
@@ -73,6 +75,8 @@ def split(
 ) -> tuple[list[str], list[str], str]:
     """``ids`` split into (selection, held out), each in the given order, and the split's status:
     ``split``, ``off`` (share 0) or ``too few questions`` (then every question is raced)."""
+    if not 0 <= share <= MAX_SHARE:
+        raise ConfigError(f"the held-out share must be between 0 and {MAX_SHARE:g}, got {share:g}")
     if share <= 0:
         return list(ids), [], "off"
     n = len(ids)
