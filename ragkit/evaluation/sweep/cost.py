@@ -270,7 +270,7 @@ def estimate_cost(sweep: Any, embedders: dict | None = None, probe: bool = True)
         confirm.append(f"about {minutes:.0f} minutes, over the {CONFIRM_MINUTES:g}-minute limit")
     if n > CONFIRM_SETUPS:
         confirm.append(f"{n} set-ups, over the limit of {CONFIRM_SETUPS}")
-    return {
+    out = {
         **est,
         "combinations": sweep.grid.size(),
         "metric": sweep.metric,
@@ -289,6 +289,10 @@ def estimate_cost(sweep: Any, embedders: dict | None = None, probe: bool = True)
         "rests_on": list(rests_on.values()),
         "confirm": confirm,
     }
+    # the result keeps what was estimated, beside what it took
+    keep = ("minutes", "build_minutes", "question_minutes", "lower_bound", "not_estimated", "rests_on")
+    sweep.estimated = {k: out[k] for k in keep}
+    return out
 
 
 def _config_of(sweep: Any, plan: IndexPlan) -> Any:

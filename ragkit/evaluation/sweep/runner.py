@@ -93,6 +93,7 @@ class Sweep:
         # what the work took, for the rates the next estimate rests on (ragkit.evaluation.sweep.cost)
         self.timing: dict[str, Any] = {"builds": [], "steps": {}}
         self.index_plans: list[Any] = []  # the indexes as the cost estimate found them, before the run
+        self.estimated: dict[str, Any] | None = None  # what the cost estimate said it would take
         self.drops: dict[str, Drop] = {}
         self.failures: list[dict[str, str]] = []
         self.looks: list[dict[str, Any]] = []

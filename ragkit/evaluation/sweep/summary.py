@@ -127,6 +127,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
         "top_differences": _top_differences(sweep, ranked[:2], metric),
         "failures": sweep.failures,
         "elapsed_s": round(sweep.elapsed_s, 3),
+        "estimate": sweep.estimated,
     }
 
 
