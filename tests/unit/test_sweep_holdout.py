@@ -160,6 +160,7 @@ def test_a_sweep_cancelled_while_re_scoring_resumes_on_the_same_held_out_questio
 
     cut = first.run(should_stop=stop)
     assert cut["status"] == "cancelled" and cut["holdout"]["status"].startswith("not scored")
+    assert "optimistic until it is re-scored on the held-out questions" in optimism_text(cut)
     before = list(PlantedRunner.answered)
     again = Sweep(qset(), Grid.from_dict(GRID), "ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner)
     assert again.held_ids == first.held_ids and again.key() == first.key()

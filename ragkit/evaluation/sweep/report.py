@@ -124,6 +124,8 @@ def optimism_text(result: dict[str, Any]) -> str:
         f"{win['name']}: {score_text(win)} on the {win['questions_evaluated']} questions it was picked on"
     )
     if result.get("optimism") is None:
+        if str(h.get("status", "")).startswith("not scored"):
+            return f"{picked} — optimistic until it is re-scored on the held-out questions: {h['status']}."
         return f"{picked} — optimistic: {h.get('note', 'no held-out questions')}."
     text = (
         f"{picked}; {score_text(win, 'holdout')} on {win['holdout_n']} held-out questions the race never "
