@@ -20,6 +20,7 @@ from ragkit.evaluation.sweep.rates import (
     question_rate_name,
     rate,
     save_rates,
+    setup_rate_name,
 )
 from ragkit.evaluation.sweep.runner import Sweep
 from ragkit.ingestion.chunkers import make_chunker
@@ -48,11 +49,15 @@ GRID = {
     },
 }
 RATES = {"bm25": 0.01, "dense": 0.02, "hybrid": 0.03}
+SETUP = {"bm25": 0.1, "dense": 0.2, "hybrid": 0.3}
 
 
 def plant_rates(root: Path) -> None:
     rates = {
         question_rate_name(f"retrieval · {r}"): rate(s, "s per question", "planted") for r, s in RATES.items()
+    }
+    rates |= {
+        setup_rate_name(f"retrieval · {r}"): rate(s, "s per set-up", "planted") for r, s in SETUP.items()
     }
     rates[CHUNK_RATE] = rate(1e6, "characters per s", "planted")
     rates[embed_rate_name(f"{MODEL}@float32")] = rate(100.0, "chunks per s", "planted")
@@ -78,13 +83,15 @@ def test_the_cost_counts_set_ups_indexes_and_evaluations_on_a_planted_grid(tmp_p
         ("sliding(size=400, overlap=0) · hash-embedder", "to build", 3),
         ("sliding(size=400, overlap=0) · text only", "in memory", 2),
     ]
-    # minutes from the planted rates: 4 bm25, 2 dense, 4 hybrid set-ups on 40 questions each; three
-    # indexes chunked (1e6 characters per s) and one embedded (100 chunks per s); the cached one opened
+    # minutes from the planted rates: 4 bm25, 2 dense, 4 hybrid set-ups on 40 questions each, each one
+    # prepared over its index; three indexes chunked (1e6 characters per s) and one embedded (100 chunks
+    # per s); the cached one opened
     chars = sum(len(p.text) for d in docs for p in d.pages)
     chunks = sum(len(make_chunker("sliding", size=400, overlap=0).split(d)) for d in docs)
     questions = 40 * (4 * 0.01 + 2 * 0.02 + 4 * 0.03)
     assert cost["question_minutes"] * 60 == pytest.approx(questions)
-    assert cost["build_minutes"] * 60 == pytest.approx(3 * chars / 1e6 + chunks / 100)
+    setups = 4 * 0.1 + 2 * 0.2 + 4 * 0.3
+    assert cost["build_minutes"] * 60 == pytest.approx(3 * chars / 1e6 + chunks / 100 + setups)
     assert not cost["lower_bound"] and not cost["confirm"]
     lines = "\n".join(cost_lines(cost))
     assert "10 set-ups from 12 combinations, 2 merged" in lines and "4 indexes" in lines
@@ -100,19 +107,17 @@ def test_a_rate_never_measured_makes_the_estimate_a_lower_bound_and_the_probe_me
     sweep = Sweep(qs, Grid.from_dict(grid), "ndcg@10", index_root=tmp_path)
     blind = estimate_cost(sweep, {MODEL: fake}, probe=False)
     assert blind["lower_bound"] and "questions of retrieval · dense" in blind["not_estimated"]
-    assert "at least" in "\n".join(cost_lines(blind)) and "never measured here yet" in "\n".join(
-        cost_lines(blind)
-    )
+    said = "\n".join(cost_lines(blind))
+    assert "at least" in said and "never measured here yet" in said
     probed = estimate_cost(sweep, {MODEL: fake}, probe=True)
     kept = load_rates(tmp_path)  # what the probe measured is kept for the next estimate
     assert question_rate_name("retrieval · dense") in kept and CHUNK_RATE in kept
     assert kept[question_rate_name("retrieval · dense")]["source"].startswith("probe")
     assert embed_rate_name(fake.cache_key) in kept and fake.new_embeddings > 0  # its own chunks, embedded
     assert "questions of retrieval · dense" not in probed["not_estimated"] and not probed["lower_bound"]
-    assert (
-        kept[question_rate_name("retrieval · bm25")]["source"]
-        == "probe: 5 questions over 30 of its documents"
-    )
+    bm25 = kept[question_rate_name("retrieval · bm25")]["source"]
+    assert bm25 == "probe over 30 of its documents, 5 questions"
+    assert kept[setup_rate_name("retrieval · bm25")]["value"] > 0  # its preparation, timed by the probe too
 
 
 def test_set_ups_whose_llm_calls_a_server_are_not_probed_and_stay_unknown(tmp_path):
@@ -122,8 +127,9 @@ def test_set_ups_whose_llm_calls_a_server_are_not_probed_and_stay_unknown(tmp_pa
     grid = {"base": {"retriever": "bm25"}, "vary": {"llm": ["extractive", "groq"]}}
     sweep = Sweep(qset(), Grid.from_dict(grid), "ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner)
     cost = estimate_cost(sweep, probe=True)
-    assert cost["not_estimated"] == ["questions of answers · bm25 · groq"] and cost["lower_bound"]
-    assert [b["name"] for b in PlantedRunner.built] == ["extractive"]  # timed once; groq never called
+    unknown = ["preparing set-ups of answers · bm25 · groq", "questions of answers · bm25 · groq"]
+    assert cost["not_estimated"] == unknown and cost["lower_bound"]
+    assert {b["name"] for b in PlantedRunner.built} == {"extractive"}  # timed; groq never called
     assert "at least" in "\n".join(cost_lines(cost))
 
 

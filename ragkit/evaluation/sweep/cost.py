@@ -29,6 +29,7 @@ from ragkit.evaluation.sweep.rates import (
     question_rate_name,
     rate,
     save_rates,
+    setup_rate_name,
 )
 from ragkit.index.lexical import TEXT_ONLY
 from ragkit.ingestion.chunkers import make_chunker
@@ -148,21 +149,25 @@ def _sample_set(qset: Any, docs: list[Any]) -> Any:
     return replace(qset, kind="questions", hash=f"{qset.hash}-probe", documents=docs, collection=None)
 
 
-def _time_questions(sweep: Any, config: Any, embedders: dict, docs: list[Any]) -> float | None:
-    """Seconds per question evaluation of ``config`` (its answer and its scoring), timed on a few of the
-    sweep's questions over a small index of sampled documents; None when nothing could be timed."""
+def _time_questions(sweep: Any, config: Any, embedders: dict, docs: list[Any]) -> tuple[float, float] | None:
+    """Seconds to prepare ``config`` (its retriever and models over an index of sampled documents, whose
+    chunks the embedding probe cached) and per question evaluation (its answer and its scoring), timed
+    on a few of the sweep's questions; None when nothing could be timed."""
     items = (sweep.items + sweep.held_items)[: PROBE_QUESTIONS + 1]
     if len(items) < 2:
         return None
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            runner = sweep.make_runner(_sample_set(sweep.qset, docs), config, embedders, tmp)
-            runner.step(items[0])  # the first question warms the models up
+            sample = _sample_set(sweep.qset, docs)
+            sweep.make_runner(sample, config, embedders, tmp).step(items[0])  # loads and warms the models
+            t0 = time.perf_counter()
+            runner = sweep.make_runner(sample, config, embedders, tmp)
+            setup = time.perf_counter() - t0
             t0 = time.perf_counter()
             for q in items[1:]:
                 runner.step(q)
             runner.finish()
-            return (time.perf_counter() - t0) / (len(items) - 1)
+            return setup, (time.perf_counter() - t0) / (len(items) - 1)
     except Exception:  # a probe that cannot run leaves the rate unmeasured; the sweep says why it fails
         return None
 
@@ -211,10 +216,14 @@ def _probe(
         tried.add(kind)
         if judged or LLMS.component(c.config.llm).generative:
             continue  # its calls take a server's time (and may cost): the first sweep of them measures it
-        per = _time_questions(sweep, c.config, embedders, docs)
-        if per is not None:
+        timed = _time_questions(sweep, c.config, embedders, docs)
+        if timed is not None:
+            where = f"probe over {len(docs)} of its documents"
+            new[setup_rate_name(kind)] = rate(
+                timed[0], "s per set-up", f"{where} (a whole corpus takes longer)"
+            )
             new[question_rate_name(kind)] = rate(
-                per, "s per question", f"probe: {PROBE_QUESTIONS} questions over {len(docs)} of its documents"
+                timed[1], "s per question", f"{where}, {PROBE_QUESTIONS} questions"
             )
     return new
 
@@ -263,6 +272,11 @@ def estimate_cost(sweep: Any, embedders: dict | None = None, probe: bool = True)
             unknown.append(f"questions of {kind}")
         else:
             question_s += per * sweep.n_questions
+        setup = used(setup_rate_name(kind), f"preparing a set-up ({kind}) over its index:")
+        if setup is None:
+            unknown.append(f"preparing set-ups of {kind}")
+        else:
+            build_s += setup
     minutes = (build_s + question_s) / 60
     n = len(sweep.candidates)
     confirm = []

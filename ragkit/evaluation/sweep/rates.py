@@ -1,8 +1,9 @@
 """This machine's measured rates, kept beside the saved sweeps: what the next sweep's estimate rests on.
 
 Every sweep records what its work took: seconds per question evaluation for each kind of set-up
-(:func:`~ragkit.evaluation.sweep.candidates.work_kind`: scoring included), chunks embedded per second by
-each model, characters chunked and indexed per second. A newer measurement of the same rate replaces
+(:func:`~ragkit.evaluation.sweep.candidates.work_kind`: scoring included) and to prepare one over an
+index already built (its retriever, its models), chunks embedded per second by each model, characters
+chunked and indexed per second. A newer measurement of the same rate replaces
 the older one, and each says where it comes from, so an estimate can say what it rests on.
 """
 
@@ -31,6 +32,10 @@ def embed_rate_name(model: str) -> str:
 
 def question_rate_name(kind: str) -> str:
     return f"question_s:{kind}"
+
+
+def setup_rate_name(kind: str) -> str:
+    return f"setup_s:{kind}"
 
 
 CHUNK_RATE = "chunk_chars_per_s"
@@ -79,6 +84,16 @@ def measured(sweep: Any, plans: list[Any]) -> dict[str, dict[str, Any]]:
             statistics.median(per), "s per question", f"{where}, {len(per)} set-up(s)"
         )
     builds = {b["candidate"]: b for b in sweep.timing["builds"]}
+    setups: dict[str, list[float]] = {}
+    for plan in plans:  # every set-up's preparation but the one that built (not opened) the index
+        mine = sorted((builds[k] for k in plan.setups if k in builds), key=lambda b: -b["s"])
+        for b in mine[0 if plan.state == "cached" else 1 :]:
+            kind = work_kind(sweep.qset, sweep.by_key[b["candidate"]].config, judged)
+            setups.setdefault(kind, []).append(b["s"])
+    for kind, took in setups.items():
+        out[setup_rate_name(kind)] = rate(
+            statistics.median(took), "s per set-up", f"{where}, {len(took)} set-up(s) over an index built"
+        )
     for plan in plans:
         if plan.state == "cached":
             continue
