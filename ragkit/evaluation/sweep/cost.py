@@ -211,20 +211,20 @@ def _probe(
     tried: set[str] = set()
     for c in sweep.candidates:
         kind = work_kind(sweep.qset, c.config, judged)
-        if kind in tried or question_rate_name(kind) in rates:
+        names = (setup_rate_name(kind), question_rate_name(kind))
+        if kind in tried or all(n in rates for n in names):
             continue
         tried.add(kind)
         if judged or LLMS.component(c.config.llm).generative:
             continue  # its calls take a server's time (and may cost): the first sweep of them measures it
         timed = _time_questions(sweep, c.config, embedders, docs)
-        if timed is not None:
+        if timed is not None:  # a rate a sweep measured stays: a probe only stands in for a missing one
             where = f"probe over {len(docs)} of its documents"
-            new[setup_rate_name(kind)] = rate(
-                timed[0], "s per set-up", f"{where} (a whole corpus takes longer)"
-            )
-            new[question_rate_name(kind)] = rate(
-                timed[1], "s per question", f"{where}, {PROBE_QUESTIONS} questions"
-            )
+            probed = {
+                names[0]: rate(timed[0], "s per set-up", f"{where} (a whole corpus takes longer)"),
+                names[1]: rate(timed[1], "s per question", f"{where}, {PROBE_QUESTIONS} questions"),
+            }
+            new |= {k: v for k, v in probed.items() if k not in rates}
     return new
 
 
