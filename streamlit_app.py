@@ -9,7 +9,7 @@ quiet_openmp()  # before torch or FAISS load: idle OpenMP threads must not spin 
 import streamlit as st  # noqa: E402
 
 from ragkit.ingestion.netpolicy import serve_visitors  # noqa: E402
-from ui import sidebar, state  # noqa: E402
+from ui import resources, sidebar, state  # noqa: E402
 
 # absolute (the app runs from any working directory), and not named pages/: with a pages/ folder beside the
 # entry point, a page's URL opened on a freshly started server (a bookmark) was served by Streamlit's
@@ -32,4 +32,8 @@ nav = st.navigation(
 st.sidebar.title("ragkit")
 sidebar.collection_picker()
 sidebar.pipeline_panel()
-nav.run()
+try:
+    nav.run()
+finally:  # after the page is drawn (or stopped early): the models configs A and B embed with load in the
+    # background; a page that only shows an index needs none, the first question or indexing finds them
+    resources.warm_up_after_paint([state.config("A"), state.config("B")])

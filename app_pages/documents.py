@@ -53,7 +53,8 @@ if add_urls and url_text.strip():
     except RagkitError as e:
         st.error(str(e))
 
-docs = collection.documents()
+# listed by name, so a file removed and added again comes back to its place
+docs = sorted(collection.documents(), key=lambda d: d.source.lower())
 store = None
 if docs:
     try:

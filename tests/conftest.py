@@ -40,6 +40,22 @@ def _not_serving_visitors():
 
 
 @pytest.fixture(scope="session")
+def milvus_server(tmp_path_factory: pytest.TempPathFactory):
+    """One real Milvus server for the session (``tests/milvus_server.py``: its own network namespace,
+    reached on one loopback port, authorization on); stopped with SIGINT at the end. A test that stops
+    it (kill -9) starts it again on the same data before it ends."""
+    from tests.milvus_server import MilvusServer, Unavailable
+
+    server = MilvusServer(tmp_path_factory.mktemp("milvus"))
+    try:
+        server.start()
+    except Unavailable as e:
+        pytest.skip(str(e))
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
 def evaldata() -> Path:
     if not EVALDATA.is_dir():
         pytest.fail(f"evaluation data not found at {EVALDATA} (expected ../shared/evaldata)")
@@ -55,6 +71,15 @@ def embedder(tmp_path_factory: pytest.TempPathFactory):
     emb = Embedder(cache=cache)
     _ = emb.dimension  # load now, once
     return emb
+
+
+@pytest.fixture(scope="session")
+def int8_model(_isolated_cache) -> None:
+    """The int8 model (the default backend of new indexes) converted once per session, before any app or
+    CLI process of the session needs it: they share the session's cache dir and find it there."""
+    from ragkit.index.embeddings import Embedder
+
+    Embedder(backend="onnx-int8", cache=False).warm_up()
 
 
 class FakeEmbedder:

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from ragkit.app.charts import answerability_gauge, confidence_gauge, latency_bar
+from ragkit.app.charts import answer_confidence_gauge, confidence_gauge, latency_bar
 from ragkit.app.presentation import (
     CITATION_CSS,
     answer_html,
@@ -42,7 +42,8 @@ def render_answer(
     if show_text:
         st.markdown(html, unsafe_allow_html=True)
     if check is not None and check.sentences:
-        (st.warning if check.unsupported else st.caption)(renumbered_refs(check.summary(), mapping))
+        warn = check.unsupported or check.off_question
+        (st.warning if warn else st.caption)(renumbered_refs(check.summary(), mapping))
     if answer.abstained:
         st.warning(f"Abstained: {answer.abstain_reason}")
     elif answer.mode == "rag" and answer.uncited:
@@ -79,7 +80,10 @@ def scores_line(answer: Any) -> str:
         kind = "calibrated probability" if c.calibration else "raw score, not calibrated"
         parts.append(f"Retrieval confidence {c.value:.2f} ({c.band}, {kind})")
     a = answer.answerability
-    parts.append("Answerability not measured" if a is None else f"Answerability {a.value:.2f}")
+    if a is None or a.answer_confidence is None:
+        parts.append("Answer confidence not measured")
+    else:
+        parts.append(f"Answer confidence {a.answer_confidence:.2f} (answerability {a.value:.2f})")
     stages = [f"{k} {v:.0f}" for k, v in answer.timings_ms.items() if k not in ("total", "load")]
     parts.append(f"{answer.latency_ms:.0f} ms" + (f" ({', '.join(stages)})" if stages else ""))
     return " · ".join(parts)
@@ -92,8 +96,11 @@ def _charts(answer: Any, key: str, latency_max: float | None, gauge_title: str) 
     )
     if answer.confidence is not None and answer.confidence.calibration:
         col1.caption(f"Probability that the sources hold the answer, {answer.confidence.calibration}.")
-    col2.plotly_chart(answerability_gauge(answer.answerability), key=f"{key}_ans", width="stretch")
-    col2.caption("Retrieval confidence: is the topic there? Answerability: is the answer there?")
+    col2.plotly_chart(answer_confidence_gauge(answer.answerability), key=f"{key}_ans", width="stretch")
+    col2.caption(
+        "Retrieval confidence: is the topic there? Answer confidence: how likely is this answer right "
+        "(fitted on dev questions, BENCHMARKS.md)?"
+    )
     col3.plotly_chart(latency_bar(answer.timings_ms, x_max=latency_max), key=f"{key}_lat", width="stretch")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ragkit.index.collections import Collection
+from ragkit.index.embedders import LEGACY_BACKEND
 from ragkit.index.embeddings import Embedder
 from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.index.store import IndexStore
@@ -22,11 +23,30 @@ from ragkit.pipeline.rag import RagPipeline
 from ragkit.retrievers import retriever_from_config
 
 
-@st.cache_resource(show_spinner="Loading the embedding model…")
-def embedder(model: str) -> Embedder:
-    emb = Embedder(model)
-    _ = emb.dimension  # load now, under the spinner
-    return emb
+@st.cache_resource(show_spinner=False)
+def embedder(model: str, backend: str = LEGACY_BACKEND) -> Embedder:
+    """The embedder of ``model`` run by ``backend``, one per process; not loaded here: a page that only
+    checks that an index is current needs no model (:func:`warm_up_after_paint` loads it)."""
+    return Embedder(model, backend=backend)
+
+
+#: seconds between a page being drawn and its models starting to load: the reruns a first page makes
+#: (the URL's parameters) finish first instead of sharing the interpreter with torch's import
+WARM_UP_AFTER_S = 3.0
+
+
+def warm_up_after_paint(configs: list[PipelineConfig]) -> None:
+    """Load, in the background, the embedding models these configs search with: called once the page is
+    drawn, so the first page never waits for torch, and the first question or indexing finds the model
+    loaded (or waits only for the rest of its load)."""
+    for config in configs:
+        if needs_vectors(config):
+            config_embedder(config).warm_up(background=True, after_s=WARM_UP_AFTER_S)
+
+
+def config_embedder(config: PipelineConfig) -> Embedder:
+    """The embedder a config's queries and chunks are embedded with (its model and backend)."""
+    return embedder(config.embedding_model, config.embedding_backend)
 
 
 @st.cache_resource(show_spinner="Loading the cross-encoder…")
@@ -55,7 +75,7 @@ def _index(path: str, generation: int, model: str) -> IndexStore:
 def index_embedder(config: PipelineConfig):
     """What the collection's index for ``config`` is embedded with: the config's model, or nothing when
     its retrieval reads no vectors (BM25 alone: the index is text only, no model is loaded to build it)."""
-    return embedder(config.embedding_model) if needs_vectors(config) else TEXT_ONLY
+    return config_embedder(config) if needs_vectors(config) else TEXT_ONLY
 
 
 def needs_indexing(collection: Collection, config: PipelineConfig) -> bool:
@@ -94,7 +114,7 @@ def _retriever(path: str, generation: int, settings_json: str):
     import json
 
     cfg = PipelineConfig.from_dict(json.loads(settings_json))
-    emb = embedder(cfg.embedding_model)  # BM25 over a text-only index: for the gauge's cosines
+    emb = config_embedder(cfg)  # BM25 over a text-only index: for the gauge's cosines
     store = _index(path, generation, index_embedder(cfg).model_id)  # aliases resolve to the canonical name
     rr = reranker(cfg.rerank_model) if cfg.rerank else None
     return retriever_from_config(cfg, store, emb, rr)
@@ -110,7 +130,7 @@ def pipeline(
 ) -> RagPipeline:
     """A pipeline over the collection; models come from the caches above, the API key from the session."""
     store = index(collection, config, progress)
-    emb = embedder(config.embedding_model)
+    emb = config_embedder(config)
     llm = in_process_llm(config.llm, config.llm_model) if LLMS.component(config.llm).in_process else None
     return RagPipeline(
         config,

@@ -18,7 +18,7 @@ from ragkit.app.workspace import remember_collection
 from ragkit.core.errors import ConfigError, RagkitError
 from ragkit.core.options import Option
 from ragkit.index.collections import Collection, default_root, list_collections
-from ragkit.index.vectorstores import describe_store
+from ragkit.index.vectorstores import STORES, describe_store, store_spec
 from ragkit.ingestion.netpolicy import FetchRefused, check_service_url
 from ragkit.llms import LLMS
 from ragkit.pipeline.config import PipelineConfig
@@ -28,12 +28,14 @@ from ui import configs, custom, state
 from ui.custom import change, show
 from ui.widgets import seed
 
-#: the sidebar's store choices -> store kinds (``qdrant-server`` becomes ``qdrant`` with a URL)
-STORE_CHOICES = {
-    "local files (FAISS)": "local",
-    "Qdrant, embedded": "qdrant",
-    "Qdrant server (URL)": "qdrant-server",
-}
+
+def store_choices() -> dict[str, tuple[str, bool]]:
+    """The "Vectors in" choices, from the stores' declarations: label -> (store, whether it takes a URL)."""
+    return {
+        label: (c.name, takes_url)
+        for c in STORES.components()
+        for label, takes_url in c.extras.get("choices", {}).items()
+    }
 
 
 def collection_picker() -> None:
@@ -78,33 +80,35 @@ def collection_picker() -> None:
 
 
 def _new_collection() -> None:
-    # the store choice sits outside the form, so choosing a Qdrant server shows its URL field at once
+    # the store choice sits outside the form, so choosing a server shows its URL field at once
+    choices = store_choices()
     where = st.sidebar.selectbox(
         "Vectors in",
-        list(STORE_CHOICES),
+        list(choices),
         key="new_collection_store",
-        help="Where a new collection keeps its vectors: local files (FAISS), Qdrant's engine embedded in "
-        "this process, or a Qdrant server or cluster by URL (its API key from $QDRANT_API_KEY, never "
-        "stored). Fixed per collection.",
+        help="Where a new collection keeps its vectors: "
+        + "; ".join(c.summary for c in STORES.components())
+        + " (a server's key from "
+        + " or ".join(f"${c.key_env}" for c in STORES.components() if c.key_env)
+        + ", never stored). Fixed per collection.",
     )
-    kind = STORE_CHOICES[where]
+    kind, takes_url = choices[where]
+    url_option = next((o for o in STORES.component(kind).options if o.name == "uri"), None)
     with st.sidebar.form("new_collection", clear_on_submit=True, border=False):
         new = st.text_input("New collection", placeholder="e.g. papers")
         uri = ""
-        if kind == "qdrant-server":
-            uri = st.text_input("Qdrant server URL", placeholder="http://localhost:6333")
+        if takes_url and url_option is not None:
+            uri = st.text_input(url_option.label, placeholder=url_option.placeholder)
         if st.form_submit_button("Create") and new.strip():
             try:
-                from ragkit.index.vectorstores import store_spec
-
-                if kind == "qdrant-server" and not uri.strip():
-                    raise ConfigError("a Qdrant server collection needs the server's URL")
-                if uri.strip():
+                if takes_url and not uri.strip():
+                    raise ConfigError(f"a {kind.capitalize()} server collection needs the server's URL")
+                if uri.strip() and url_option is not None:
                     try:  # the server connects there: a visitor may not point it inside the network
-                        check_service_url(uri.strip(), os.environ.get("QDRANT_URL"))
+                        check_service_url(uri.strip(), os.environ.get(url_option.service_env or ""))
                     except FetchRefused as e:
-                        raise ConfigError(f"Qdrant server URL {uri.strip()!r}: {e}") from None
-                spec = store_spec("qdrant", uri.strip() or None) if kind != "local" else None
+                        raise ConfigError(f"{url_option.label} {uri.strip()!r}: {e}") from None
+                spec = store_spec(kind, uri.strip() or None)
                 Collection.create(new.strip(), store=spec)
                 st.session_state[state.PENDING_COLLECTION] = new.strip()
                 st.rerun()

@@ -57,17 +57,18 @@ def confidence_gauge(
     return fig
 
 
-def answerability_gauge(answerability: Any, title: str = "Answerability") -> Any:
-    """The second gauge: whether the evidence holds the *answer* (key terms and a candidate of the kind
-    asked for), with its abstention threshold; "not measured" for a backend that reports none."""
+def answer_confidence_gauge(answerability: Any, title: str = "Answer confidence") -> Any:
+    """The second gauge, beside the retrieval gauge: the probability that the *answer* is right (the
+    reader's measures and the gauge, through the model fitted on dev sets), with the abstention
+    threshold; its note gives the reader's answerability. "not measured" for a backend that reports
+    nothing."""
     go = require("plotly.graph_objects", "the app's charts")
 
-    value = answerability.value if answerability is not None else None
+    value = getattr(answerability, "answer_confidence", None)
     basis = {"reader": "extractive reader", "llm": "the model's own answer", "grader": "graded chunks"}
     note = basis.get(getattr(answerability, "basis", ""), "not measured")
-    combined = getattr(answerability, "answer_confidence", None)
-    if combined is not None:
-        note += f" · answer confidence {combined:.2f}"
+    if answerability is not None and answerability.value is not None:
+        note += f" · answerability {answerability.value:.2f}"
     fig = go.Figure(
         go.Indicator(
             mode="gauge+number",
@@ -80,7 +81,6 @@ def answerability_gauge(answerability: Any, title: str = "Answerability") -> Any
                 "threshold": {
                     "line": {"color": "#dc3545", "width": 4},
                     "thickness": 0.85,
-                    # the threshold is the answer confidence's (the mean with the retrieval gauge)
                     "value": answerability.threshold if answerability is not None else 0.4,
                 },
             },

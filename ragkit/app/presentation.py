@@ -156,7 +156,9 @@ def highlighted_page_html(documents: Any, chunk: Chunk, context: int = 600) -> s
             pos = e
         piece.append(html.escape(page[pos:w_hi]) + ("…" if w_hi < len(page) else ""))
         parts.append("".join(piece))
-    body = "<br>".join(parts).replace("\n", "<br>")
+    # blank runs (between a table and a paragraph, around picture text) are one paragraph gap, not a tall
+    # empty box
+    body = re.sub(r"(?:[ \t]*\n){3,}", "\n\n", "<br>".join(parts)).replace("\n", "<br>")
     return f"<div style='font-size:0.9em;line-height:1.45'>{body}</div>"
 
 

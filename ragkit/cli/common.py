@@ -67,7 +67,9 @@ def run_interruptible(work: Callable[[Any, Callable[[], bool]], Any]) -> Any:
         signal.signal(signal.SIGINT, previous)
 
 
-def add_model_args(p: argparse.ArgumentParser) -> None:
+def add_model_args(p: argparse.ArgumentParser, backend: str | None = None) -> None:
+    """``--model``, ``--dtype``, ``--cache-dir``; with ``backend`` (its help) also ``--embedding-backend``
+    (commands whose config flags include the index's fields get that flag from them)."""
     p.add_argument(
         "--model",
         default=None,
@@ -77,53 +79,84 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--dtype",
         default="float32",
         choices=[*DTYPES, "auto"],
-        help="embedding precision of a new index (bfloat16 is faster on AMX CPUs; auto picks it where the "
-        "CPU has native bf16); an existing index keeps its own",
+        help="embedding precision of a new index with the torch backend (bfloat16 is faster on AMX CPUs; "
+        "auto picks it where the CPU has native bf16); an existing index keeps its own",
     )
     p.add_argument(
         "--cache-dir",
         default=None,
         help="embedding cache directory (default $RAGKIT_CACHE_DIR or ~/.cache/ragkit)",
     )
+    if backend is not None:
+        from dataclasses import replace
+
+        from ragkit.cli.flags import add_option
+        from ragkit.pipeline.fields import FIELDS
+
+        add_option(p, replace(FIELDS["embedding_backend"], help=backend), "f_embedding_backend")
 
 
-def embedder_from_args(args: argparse.Namespace, model: str | None = None) -> Any:
+def index_backend(index: str | Path) -> str | None:
+    """The embedding backend an existing index was built with (None: no index there yet)."""
+    from ragkit.index.embedders import LEGACY_BACKEND
+    from ragkit.index.store import IndexStore
+
+    if not IndexStore.exists(index):
+        return None
+    return IndexStore.read_manifest(index)["embedding"].get("backend", LEGACY_BACKEND)
+
+
+def embedder_from_args(args: argparse.Namespace, model: str | None = None, backend: str | None = None) -> Any:
+    """The embedder the flags ask for; its backend is the ``--embedding-backend`` flag's, else ``backend``
+    (an index's own, or a config's), else the declared default."""
     from ragkit.index.embeddings import Embedder
+    from ragkit.pipeline.fields import FIELDS
 
     cache = Path(args.cache_dir) / "embeddings.sqlite" if args.cache_dir else None
-    return Embedder(model or args.model, dtype=args.dtype, cache=cache)
+    backend = getattr(args, "f_embedding_backend", None) or backend or FIELDS["embedding_backend"].default
+    return Embedder(model or args.model, dtype=args.dtype, cache=cache, backend=backend)
 
 
 def add_store_args(p: argparse.ArgumentParser, new: bool = False) -> None:
+    """``--store`` and every store option's flag (``--uri``, ``--collection``, ...), from the stores'
+    declarations; an option several stores declare is one flag."""
     from ragkit.index.vectorstores import STORES
 
     g = p.add_argument_group("vector store")
+    kinds = ", ".join(f"{c.name} ({c.summary})" for c in STORES.components())
     g.add_argument(
         "--store",
-        choices=list(STORES),
+        choices=STORES.names(),
         default=None,
-        help=(
-            "where a new index keeps its vectors: local files (default) or Qdrant (embedded, or a server "
-            "with --uri)"
-            if new
-            else "where the index keeps its vectors (default: as recorded in the index; a different one is "
-            "refused)"
-        ),
+        help=f"where a new index keeps its vectors (default local): {kinds}"
+        if new
+        else "where the index keeps its vectors (default: as recorded in the index; a different one is "
+        "refused)",
     )
-    g.add_argument(
-        "--uri", default=None, help="Qdrant server URL, e.g. http://localhost:6333 (key: $QDRANT_API_KEY)"
-    )
-    g.add_argument("--collection", default=None, help="Qdrant server collection (default ragkit_<index>)")
+    flags: dict[str, list[tuple[str, Any]]] = {}  # flag -> (store, option) of every store declaring it
+    for c in STORES.components():
+        for o in c.options:
+            flags.setdefault(o.cli_flag(), []).append((c.name, o))
+    for flag, owners in flags.items():
+        helps = "; ".join(f"--store {name}: {o.help}" for name, o in owners)
+        if owners[0][1].name == "uri":
+            keys = [f"${STORES.component(n).key_env}" for n, _ in owners if STORES.component(n).key_env]
+            helps += f" (the key from {' or '.join(keys)}, never written)"
+        kind = owners[0][1].kind
+        cast = {"int": int, "int?": int, "float": float}.get(kind, str)
+        g.add_argument(flag, dest=f"store_{owners[0][1].name}", default=None, type=cast, help=helps)
 
 
 def store_from_args(args: argparse.Namespace) -> dict[str, Any] | None:
-    """The store spec the flags ask for (None: no flag given)."""
-    from ragkit.index.vectorstores import store_spec
+    """The store spec the flags ask for (None: no flag given); ``--uri`` alone means the first store that
+    takes one (Qdrant)."""
+    from ragkit.index.vectorstores import STORES, store_spec
 
-    if args.store is None and not args.uri and not args.collection:
+    given = {k[len("store_") :]: v for k, v in vars(args).items() if k.startswith("store_") and v is not None}
+    if args.store is None and not given:
         return None
-    kind = args.store or "qdrant"  # --uri alone means a Qdrant server
-    return store_spec(kind, args.uri, args.collection)
+    kind = args.store or next(c.name for c in STORES.components() if any(o.name == "uri" for o in c.options))
+    return store_spec(kind, **given)
 
 
 def check_store_args(args: argparse.Namespace, index: str) -> None:

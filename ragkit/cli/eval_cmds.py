@@ -67,6 +67,9 @@ def add_commands(sub: Any) -> None:
         default=0.0,
         help="SQuAD: leave this fraction of paragraphs out of the index; their questions have no evidence",
     )
+    p.add_argument(
+        "--split", default="test", help="BEIR: the queries and qrels of this split (qrels/<split>.tsv)"
+    )
     p.add_argument("--save", action="store_true", help="also save the run under <index-root>/runs/")
     p.add_argument(
         "--config",
@@ -147,7 +150,7 @@ def cmd_eval_retrieval(args: argparse.Namespace) -> int:
     dataset = load_beir(args.dataset, args.split)
     config = config_from_args(args, hybrid_depth=EVAL_DEPTH)
     chunker = chunker_for(config)
-    embedder = embedder_from_args(args)
+    embedder = embedder_from_args(args, backend=config.embedding_backend)
     vectors = needs_vectors(config)  # BM25 alone: nothing embedded, no model loaded
     if vectors:
         load_models(embedder)
@@ -244,7 +247,11 @@ def cmd_eval_run(args: argparse.Namespace) -> int:
             raise RagkitError(f"no collection {args.collection!r} under {collection.path.parent}")
     labels = args.dataset == "labels"
     qset = load_question_set(
-        None if labels else args.dataset, collection=collection, holdout=args.holdout, labels=labels
+        None if labels else args.dataset,
+        collection=collection,
+        holdout=args.holdout,
+        labels=labels,
+        split=args.split,
     )
     say_problems(qset)
     say(f"{qset.n} questions, {len(configs)} configs: loading models and building indexes …")

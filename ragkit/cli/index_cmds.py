@@ -15,6 +15,7 @@ from ragkit.cli.common import (
     add_store_args,
     check_store_args,
     embedder_from_args,
+    index_backend,
     progress_bar,
     say,
     store_from_args,
@@ -60,7 +61,8 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--no-progress", action="store_true", help="no progress on stderr")
     add_store_args(p, new=True)
-    add_model_args(p)
+    add_model_args(p, backend="how chunks are embedded: the index's own backend (an existing index "
+                   "refuses another), the config's, or the default for a new index")  # fmt: skip
     p.add_argument(
         "files", nargs="+", help="files, folders (every supported file inside) and http(s):// URLs to ingest"
     )
@@ -119,7 +121,10 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         os.environ[ALLOW_ENV] = opened
         FetchPolicy.from_env()  # an unreadable entry fails here, before any work
     chunker = chunker_from_args(args)
-    embedder = embedder_from_args(args)  # loaded when a chunk needs embedding: a no-op never loads it
+    backend = index_backend(args.index)  # an index keeps its own (a flag asking for another is refused)
+    if backend is None and args.config:
+        backend = config_from_args(args).embedding_backend
+    embedder = embedder_from_args(args, backend=backend)  # loaded when a chunk needs embedding, if ever
     store, chunker = open_or_create(args.index, embedder, chunker, store_from_args(args))
     progress, close = progress_bar(not args.no_progress and not args.json)
     try:
@@ -174,7 +179,10 @@ def cmd_info(args: argparse.Namespace) -> int:
     emb, ch = m["embedding"], m["chunker"]
     params = ", ".join(f"{k}={v}" for k, v in ch.get("config", {}).items())
     print(f"index      {args.index}")
-    print(f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')})")
+    print(
+        f"model      {emb['model']} (dimension {emb['dimension']}, {emb.get('dtype', 'float32')}, "
+        f"backend {emb.get('backend', 'torch')})"
+    )
     print(f"chunker    {ch['name']}({params})")
     text_only = is_text_only(m)
     print(f"vectors    {'none: text only, for BM25 alone' if text_only else describe_store(m.get('store'))}")

@@ -13,6 +13,7 @@ from ragkit.cli.common import (
     add_store_args,
     check_store_args,
     embedder_from_args,
+    index_backend,
     load_models,
     parse_where,
     say,
@@ -45,7 +46,7 @@ def add_commands(sub: Any) -> None:
         "without it no embedding model is loaded",
     )
     add_store_args(p)
-    add_model_args(p)
+    add_model_args(p, backend="how the query is embedded (default: the index's own; another is refused)")
     p.add_argument("query")
     p.set_defaults(func=cmd_search)
 
@@ -84,9 +85,12 @@ def cmd_search(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     if is_text_only(manifest):  # built for BM25 alone: the gauge, if asked, embeds with --model
         store = open_text_only(args.index, config)
-        embedder = embedder_from_args(args, model=args.model or config.embedding_model)
-    else:
-        embedder = embedder_from_args(args, model=args.model or manifest["embedding"]["model"])
+        embedder = embedder_from_args(
+            args, model=args.model or config.embedding_model, backend=config.embedding_backend
+        )
+    else:  # the index's model and backend, unless flags ask for others (then refused, saying why)
+        emb = manifest["embedding"]
+        embedder = embedder_from_args(args, args.model or emb["model"], index_backend(args.index))
         store = IndexStore.open(args.index, model_id=embedder.model_id)
     # BM25 alone reads no vectors: no model is loaded unless the gauge is asked for
     gauge = needs_vectors(config) or args.confidence
@@ -178,7 +182,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     for c in answer.citations:
         print(f"[{c.n}] {c.source} p.{c.page}  ({c.chunk_id})")
     if answer.confidence is not None:
-        print(f"confidence {answer.confidence.value:.2f} ({answer.confidence.band})")
+        print(f"retrieval confidence {answer.confidence.value:.2f} ({answer.confidence.band})")
+    if answer.answerability is not None and answer.answerability.answer_confidence is not None:
+        a = answer.answerability
+        print(
+            f"answer confidence {a.answer_confidence:.2f} (abstains below {a.threshold:.2f}; "
+            f"answerability {a.value:.2f})"
+        )
     print(
         f"{answer.llm} {answer.model}; " + ", ".join(f"{k} {v:.0f} ms" for k, v in answer.timings_ms.items())
     )

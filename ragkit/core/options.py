@@ -21,6 +21,8 @@ KINDS = ("int", "int?", "float", "bool", "str", "str?", "choice", "any")
 MAX_STR = 2000
 #: how the sweep form offers an option (see :attr:`Option.sweep`)
 SWEEP_ROLES = ("auto", "main", "more", "no")
+#: an option whose ``legacy`` is not set: a config from before it meant its default
+NO_LEGACY: Any = type("NoLegacy", (), {"__repr__": lambda self: "NO_LEGACY"})()
 
 
 def short_repr(value: Any) -> str:
@@ -95,7 +97,11 @@ class Option:
         widget: how the sidebar edits it (``number``, ``slider``, ``select``, ``toggle``, ``text``, or
             ``custom``: the UI draws it itself; ``none``: not shown).
         step: the slider or number step.
-        added_later: left out of a config's hash at its default, so configs from before it keep theirs.
+        added_later: left out of a config's hash at its default (or ``legacy``), so configs from before
+            it keep theirs.
+        legacy: what a config written before the option existed meant, when that is not the default
+            (``embedding_backend``: new configs get int8, a config that names no backend was torch); a
+            config read from JSON without the field gets it.
         validate: ``(owner, value) -> value`` for values a kind cannot describe (a dict, a template).
         blank_is_none: a text widget left blank means None (an optional host or URL).
         placeholder: what an empty text widget suggests.
@@ -137,6 +143,7 @@ class Option:
     suggest: tuple[Any, ...] = dc_field(default=(), compare=False)  # values may be dicts (unhashable)
     typical: tuple[float, float] | None = None
     sweep: str = "auto"
+    legacy: Any = dc_field(default=NO_LEGACY, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -154,6 +161,10 @@ class Option:
 
     def default_value(self) -> Any:
         return copy.deepcopy(self.default)
+
+    def value_before(self) -> Any:
+        """What a config written before this option existed meant by leaving it out."""
+        return self.default_value() if self.legacy is NO_LEGACY else copy.deepcopy(self.legacy)
 
     def cli_flag(self) -> str:
         return self.flag or "--" + self.key.replace("_", "-")

@@ -8,7 +8,6 @@ embeddings for identical chunks) whenever the collection changes. Comparisons ar
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -64,7 +63,7 @@ class Collection:
         meta = c.path / "collection.json"
         if meta.is_file():
             if store is not None and store != c.store:
-                from ragkit.index.vectorstores.base import describe_store
+                from ragkit.index.vectorstores import describe_store
 
                 raise IndexStoreError(
                     f"collection {name!r} already exists with its vectors in {describe_store(c.store)}"
@@ -90,16 +89,11 @@ class Collection:
             return {"kind": "local"}
         return meta.get("store") or {"kind": "local"}
 
-    def index_store(self, index_path: Path) -> dict[str, Any]:
+    def index_store(self, index_path: Path, model_id: str = "") -> dict[str, Any]:
         """The store spec of one of its indexes: a server collection per index, named after both."""
-        spec = dict(self.store)
-        if spec.get("kind") == "qdrant" and spec.get("uri"):
-            prefix = spec.get("collection") or f"ragkit_{self.name}"
-            name = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{prefix}_{index_path.name}")
-            if len(name) > 120:
-                name = f"{name[:100]}_{hashlib.sha256(name.encode()).hexdigest()[:12]}"
-            spec["collection"] = name
-        return spec
+        from ragkit.index.vectorstores import index_spec
+
+        return index_spec(self.store, index_path, model_id, prefix=f"ragkit_{self.name}")
 
     # -------------------------------------------------------------- documents
 
@@ -324,7 +318,7 @@ class Collection:
         settings = settings or ParseSettings()
         path = self.index_path(chunker, embedder, settings)
         # a text-only index (no vector components) keeps nothing in a vector store: local files
-        spec = self.index_store(path) if embedder.dimension else {"kind": "local"}
+        spec = self.index_store(path, embedder.model_id) if embedder.dimension else {"kind": "local"}
         store, chunker = open_or_create(path, embedder, chunker, spec)
         docs = self.documents(settings, progress)
         report = sync_index(store, docs, chunker, embedder, progress)

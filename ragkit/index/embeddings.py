@@ -1,7 +1,8 @@
-"""Sentence-transformers embedder with a persistent, content-addressed embedding cache.
+"""The embedder (a backend from :mod:`ragkit.index.embedders`) with a persistent, content-addressed cache.
 
-The cache is keyed by (model id + dtype, sha256 of the text): re-chunking or re-indexing never embeds
-the same text twice. It is a SQLite file (vectors stored as raw float32 bytes — no pickle).
+The cache is keyed by (model id + backend or dtype, sha256 of the text): re-chunking or re-indexing never
+embeds the same text twice, and vectors of two backends never meet. It is a SQLite file (vectors stored as
+raw float32 bytes — no pickle).
 """
 
 from __future__ import annotations
@@ -18,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragkit.core.errors import ConfigError, ModelNotAvailableError
+from ragkit.core.errors import ConfigError, ModelNotAvailableError, RagkitError
 from ragkit.core.hashing import sha256_text
 from ragkit.core.options import Option, check_value
+from ragkit.index.embedders import BACKENDS, DTYPES, LEGACY_BACKEND  # noqa: F401 (DTYPES re-exported)
+from ragkit.index.embedders.threads import default_threads, tune_threads  # noqa: F401 (re-exported)
 
 if TYPE_CHECKING:  # pragma: no cover
     from sentence_transformers import SentenceTransformer
@@ -29,7 +32,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2"}
-DTYPES = ("float32", "bfloat16")
+#: the backend of a new index or config (an index or config from before backends keeps ``torch``)
+DEFAULT_BACKEND = "onnx-int8"
 
 
 def _check_model(owner: str, value: Any) -> str:
@@ -43,6 +47,10 @@ def _check_model(owner: str, value: Any) -> str:
 OPTIONS = (
     Option("embedding_model", "str", DEFAULT_MODEL, field="embedding_model", validate=_check_model,
            widget="none", help="sentence-transformers model name or local path"),
+    Option("embedding_backend", "choice", DEFAULT_BACKEND, choices=BACKENDS.names, field="embedding_backend",
+           added_later=True, legacy=LEGACY_BACKEND, label="Embedding backend",
+           help="how the embedding model runs: torch (float32, the reference) or onnx-int8 (the same model "
+           "quantised to int8: about twice as fast; its vectors are its own, so it gets its own index)"),
 )  # fmt: skip
 
 
@@ -61,55 +69,6 @@ def resolve_dtype(dtype: str) -> str:
     if dtype == "auto":
         return "bfloat16" if native_bf16() else "float32"
     return dtype
-
-
-def _cpu_times() -> tuple[int, int]:
-    """(idle, total) jiffies over all CPUs, from ``/proc/stat``."""
-    with open("/proc/stat", encoding="utf-8") as f:
-        fields = [int(x) for x in f.readline().split()[1:]]
-    return fields[3] + fields[4], sum(fields[:8])
-
-
-def default_threads(sample_s: float = 0.2) -> int:
-    """Torch threads for this process: ``$RAGKIT_TORCH_THREADS`` if it is a number; with ``free``, the
-    cores this process may run on minus those other processes keep busy right now (sampled over
-    ``sample_s``), at least 1; otherwise every core this process may run on (its CPU affinity, which a
-    container or ``taskset`` may have narrowed: torch's own default counts the host's cores).
-
-    Measured on this machine (``bench/threads.py``, BENCHMARKS.md "Torch threads"): leaving a busy core
-    out helped against a plain CPU-bound process (+19 %) but cost 12-13 % against another torch process or
-    two busy cores, so all cores is the default and ``free`` is the opt-in.
-    """
-    env = (os.environ.get("RAGKIT_TORCH_THREADS") or "").strip().lower()
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
-    if env and env != "free":
-        return max(1, int(env))
-    if env != "free":
-        return cores
-    try:
-        idle0, total0 = _cpu_times()
-        time.sleep(sample_s)
-        idle1, total1 = _cpu_times()
-    except (OSError, ValueError, IndexError):
-        return cores
-    total = max(total1 - total0, 1)
-    busy = (1 - (idle1 - idle0) / total) * (os.cpu_count() or cores)
-    return max(1, min(cores, cores - int(busy + 0.5)))
-
-
-def tune_threads() -> int:
-    """Set torch's intra-op threads to :func:`default_threads` (if torch is loaded); returns the count."""
-    import sys
-
-    n = default_threads()
-    torch = sys.modules.get("torch")
-    if torch is not None and torch.get_num_threads() != n:
-        log.info("torch threads: %d (of %d cores)", n, os.cpu_count() or n)
-        torch.set_num_threads(n)
-    return n
 
 
 Progress = Callable[[int, int], None]
@@ -133,6 +92,15 @@ def resolve_model_path(model: str) -> str:
     return model
 
 
+def shared_embedder(embedders: dict[Any, Any], model: str, backend: str = LEGACY_BACKEND) -> Any:
+    """The embedder of ``(model, backend)`` kept in ``embedders`` (made there on first use), so configs of
+    one run that embed alike share one loaded model, and two backends never share vectors."""
+    key = (model, backend)
+    if key not in embedders:
+        embedders[key] = Embedder(model, backend=backend)
+    return embedders[key]
+
+
 class EmbeddingCache:
     """Persistent map (model key, text sha256) -> float32 vector, safe to share between threads."""
 
@@ -143,6 +111,9 @@ class EmbeddingCache:
         self._db = sqlite3.connect(self.path, check_same_thread=False, timeout=30)
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
+            # a cache: a crash may lose its last vectors (they are embedded again), never corrupt it; a
+            # commit need not wait for an fsync (each first embedding of a reader's sentences did)
+            self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS embeddings (model TEXT NOT NULL, sha TEXT NOT NULL, "
                 "dim INTEGER NOT NULL, vec BLOB NOT NULL, PRIMARY KEY (model, sha))"
@@ -203,28 +174,32 @@ class Embedder:
         device: str = "cpu",
         dtype: str = "float32",
         cache: EmbeddingCache | str | os.PathLike[str] | bool | None = None,
+        backend: str = LEGACY_BACKEND,
     ) -> None:
-        dtype = resolve_dtype(dtype)
-        if dtype not in DTYPES:
-            raise ConfigError(f"embedding dtype must be one of {(*DTYPES, 'auto')}, got {dtype!r}")
+        self._backend = BACKENDS.get(backend)  # an unknown name lists the valid ones
+        self.backend = backend
+        self.dtype, self._variant = self._backend.variant(dtype, resolve_dtype)
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         model = model or DEFAULT_MODEL
         self.model_id = DEFAULT_MODEL if model in _DEFAULT_ALIASES else model
         self.batch_size = batch_size
         self.device = device
-        self.dtype = dtype
         self._cache_arg = cache
         self._cache: EmbeddingCache | None = None
-        self._model: SentenceTransformer | None = None
+        self._model: Any = None
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.new_embeddings = 0
+        self.load_progress: Callable[[str, int, int], None] | None = None  # a first use's conversion
+        self._warming = False
         self._queries: OrderedDict[str, np.ndarray] = OrderedDict()  # small LRU: hybrid asks twice
 
     @property
     def cache_key(self) -> str:
-        return f"{self.model_id}|{self.dtype}"
+        """What tells these vectors apart from every other model's and backend's (``model|float32``,
+        ``model|onnx-int8``): the cache, the collections' index folders and the dataset indexes key on it."""
+        return f"{self.model_id}|{self._variant}"
 
     @property
     def cache(self) -> EmbeddingCache | None:
@@ -240,30 +215,49 @@ class Embedder:
         return self._cache
 
     @property
-    def model(self) -> SentenceTransformer:
-        """The loaded model (loads it on first access)."""
+    def loaded(self) -> bool:
+        """Whether the model is in memory (nothing waits for it on the next embedding)."""
+        return self._model is not None
+
+    def warm_up(self, background: bool = False, after_s: float = 0.0) -> None:
+        """Load the model now, or (``background``) in a daemon thread that starts after ``after_s`` seconds,
+        so the caller goes on: a page is drawn first, and whoever embeds first waits only for what is left
+        of the load. A failure in the background is left to that first real use, which reports it."""
+        if self._model is not None or self._warming:
+            return
+        if not background:
+            _ = self.model
+            return
+        self._warming = True
+
+        def load() -> None:
+            try:
+                time.sleep(after_s)
+                _ = self.model
+            except Exception as e:  # the first real use raises it again, where it can be shown; the
+                log.info("background load of %s failed: %s", self.model_id, e)  # background never retries
+                return
+            self._warming = False
+
+        threading.Thread(target=load, name=f"warm-up {self.model_id}", daemon=True).start()
+
+    @property
+    def model(self) -> SentenceTransformer | Any:
+        """The loaded model (loads it on first access): what the backend runs."""
         with self._lock:
             if self._model is None:
                 self._model = self._load()
         return self._model
 
-    def _load(self) -> SentenceTransformer:
-        import torch
-
-        tune_threads()
+    def _load(self) -> Any:
         path = resolve_model_path(self.model_id)
-        kwargs: dict[str, Any] = {}
-        if self.dtype == "bfloat16":
-            import torch
-
-            kwargs["model_kwargs"] = {"torch_dtype": torch.bfloat16}
         try:
-            from sentence_transformers import SentenceTransformer
-
-            return SentenceTransformer(path, device=self.device, **kwargs)
+            return self._backend.load(self.model_id, path, self.dtype, self.device, self.load_progress)
+        except RagkitError:
+            raise  # already says what to do (a missing package, a model the backend cannot run)
         except Exception as e:
             raise ModelNotAvailableError(
-                f"cannot load embedding model {self.model_id!r} from {path!r}: {e}. "
+                f"cannot load embedding model {self.model_id!r} ({self.backend}) from {path!r}: {e}. "
                 "Model weights cannot be downloaded here: pass a local directory holding a "
                 "sentence-transformers model (--model /path/to/model)."
             ) from None
@@ -344,4 +338,4 @@ class Embedder:
             self._queries.clear()
 
     def __repr__(self) -> str:
-        return f"Embedder({self.model_id!r}, dtype={self.dtype!r})"
+        return f"Embedder({self.model_id!r}, backend={self.backend!r}, dtype={self.dtype!r})"

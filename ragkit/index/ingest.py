@@ -28,6 +28,7 @@ import numpy as np
 
 from ragkit.core.errors import DocumentError, IndexStoreError
 from ragkit.core.types import Chunk, Document
+from ragkit.index.embedders import LEGACY_BACKEND, check_backend
 from ragkit.index.embeddings import Embedder
 from ragkit.index.inputs import (
     Parsed,
@@ -65,6 +66,7 @@ def open_or_create(
 
         check_store(path, store_spec)
         store = IndexStore.open(path, model_id=embedder.model_id)
+        check_backend(path, store.embedding_backend, embedder)
         if store.embedding_dtype != embedder.dtype:
             raise IndexStoreError(
                 f"index {path} holds {store.embedding_dtype} vectors, not {embedder.dtype}: mixing them "
@@ -84,8 +86,9 @@ def open_or_create(
         from ragkit.ingestion.chunkers import SlidingChunker
 
         chunker = SlidingChunker()
+    backend = getattr(embedder, "backend", LEGACY_BACKEND)
     store = IndexStore(
-        path, embedder.model_id, embedder.dimension, chunker.spec(), embedder.dtype, store_spec
+        path, embedder.model_id, embedder.dimension, chunker.spec(), embedder.dtype, store_spec, backend
     )
     return store, chunker
 

@@ -10,14 +10,14 @@ from typing import Any
 from ragkit.core.errors import IndexStoreError
 from ragkit.index.manifest import MANIFEST, read_manifest
 from ragkit.index.store import IndexStore
-from ragkit.index.vectorstores.base import store_spec
+from ragkit.index.vectorstores import describe_store, store_spec
 
 
 def copy_index(
     source: str | os.PathLike[str], target: str | os.PathLike[str], store: dict[str, Any] | None = None
 ) -> IndexStore:
     """Copy an index (documents, chunks and vectors, no re-embedding) into a new index whose vectors live
-    in ``store`` (:func:`ragkit.index.vectorstores.store_spec`): how an existing index moves into Qdrant."""
+    in ``store`` (:func:`ragkit.index.vectorstores.store_spec`): how an index moves between stores."""
     if IndexStore.exists(target):
         raise IndexStoreError(f"index {target} already exists: copy into a new directory")
     src = IndexStore.open(source)
@@ -45,11 +45,9 @@ def check_store(path: str | os.PathLike[str], wanted: dict[str, Any] | None) -> 
     if wanted is None:
         return have
     differs = wanted["kind"] != have.get("kind") or any(
-        wanted.get(k) and wanted.get(k) != have.get(k) for k in ("uri", "collection")
+        v and v != have.get(k) for k, v in wanted.items() if k != "kind"
     )
     if differs:
-        from ragkit.index.vectorstores.base import describe_store
-
         raise IndexStoreError(
             f"index {path} keeps its vectors in {describe_store(have)}, not {describe_store(wanted)}: "
             "drop --store/--uri/--collection to use its own, or ingest into a new index"

@@ -2,17 +2,17 @@
 
 Layout of an index directory::
 
-    manifest.json            schema/ragkit version, model id + dimension, chunker spec, documents,
-                             and the generation whose data files are current
+    manifest.json            schema/ragkit version, model id, dimension and backend, chunker spec,
+                             documents, and the generation whose data files are current
     documents-<gen>.jsonl    parsed pages per document (lets us re-chunk and highlight without re-parsing)
     chunks-<gen>.jsonl       one chunk per line, row i <-> vectors row i
     vectors-<gen>.npy        float32 (n_chunks, dim), unit-norm rows (``local`` store only)
     qdrant/                  the embedded Qdrant shard of a ``qdrant`` store without a URL
 
-Where the vectors live is the manifest's ``store`` (:mod:`ragkit.index.vectorstores`): ``local`` files, or a
-Qdrant collection (embedded, or a server by URL). With Qdrant, a save upserts new documents' points before
-switching the manifest and deletes the points of documents that left it after, so the manifest stays the
-single source of truth.
+Where the vectors live is the manifest's ``store`` (:mod:`ragkit.index.vectorstores`): ``local`` files, a
+Qdrant collection (embedded, or a server by URL) or a Milvus collection. Elsewhere than local files, a save
+upserts new documents' points before switching the manifest and deletes the points of documents that left
+it after, so the manifest stays the single source of truth.
 
 A save writes new ``<gen+1>`` files (temp file + rename each), then atomically replaces
 ``manifest.json``; only then are generations older than the *previous* one deleted. A crash at any
@@ -51,7 +51,15 @@ from ragkit.index.manifest import (
     read_manifest,
     remove_stale,
 )
-from ragkit.index.vectorstores import HNSW_FROM, LocalFaissStore, VectorStore, open_vector_store, store_spec
+from ragkit.index.vectorstores import (
+    HNSW_FROM,
+    LocalFaissStore,
+    VectorStore,
+    describe_store,
+    index_spec,
+    open_vector_store,
+    store_spec,
+)
 
 log = logging.getLogger(__name__)
 
@@ -67,19 +75,14 @@ class IndexStore:
         chunker: dict[str, Any],
         embedding_dtype: str = "float32",
         store: dict[str, Any] | None = None,
+        embedding_backend: str = "torch",  # an index from before backends were recorded was torch
     ) -> None:
         self.path = Path(path)
-        self.store = dict(store or store_spec())
-        if self.store.get("kind") == "qdrant" and self.store.get("uri") and not self.store.get("collection"):
-            from ragkit.index.vectorstores.base import default_collection
-
-            self.store["collection"] = default_collection(self.path)
+        self.store = index_spec(store or store_spec(), self.path, model_id)  # a server collection named
         self._vectors_adapter: VectorStore | None = None
         self._pending: set[str] = set()  # doc_ids added since the last save (their points are not written)
-        self.model_id = model_id
-        self.dimension = dimension
-        self.chunker = chunker
-        self.embedding_dtype = embedding_dtype
+        self.model_id, self.dimension, self.chunker = model_id, dimension, chunker
+        self.embedding_dtype, self.embedding_backend = embedding_dtype, embedding_backend
         self.created_at = _now()
         self.updated_at = self.created_at
         self.generation = 0
@@ -137,9 +140,8 @@ class IndexStore:
                 f"index {path} holds {emb['dimension']}-dimensional vectors but the embedder "
                 f"produces {dimension}: use the model the index was built with ({emb['model']})"
             )
-        store = cls(
-            path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"), m.get("store")
-        )
+        store = cls(path, emb["model"], emb["dimension"], m["chunker"], emb.get("dtype", "float32"),
+                    m.get("store"), emb.get("backend", "torch"))  # fmt: skip
         store.created_at = m.get("created_at", store.created_at)
         store.updated_at = m.get("updated_at", store.updated_at)
         store.generation = m["generation"]
@@ -181,8 +183,6 @@ class IndexStore:
 
     @property
     def store_description(self) -> str:
-        from ragkit.index.vectorstores.base import describe_store
-
         return describe_store(self.store)
 
     @property
@@ -250,6 +250,7 @@ class IndexStore:
             "model": self.model_id,
             "dimension": self.dimension,
             "embedding_dtype": self.embedding_dtype,
+            "embedding_backend": self.embedding_backend,
             "store": self.store_description,
             "chunker": self.chunker,
             "created_at": self.created_at,
@@ -316,10 +317,9 @@ class IndexStore:
         if _manifest_generation(self.path) == self.generation:
             return
         fresh = IndexStore.open(self.path)
-        if (fresh.model_id, fresh.dimension) != (self.model_id, self.dimension):
-            raise ModelMismatchError(
-                f"index {self.path} was rebuilt with embedding model {fresh.model_id!r} by another process"
-            )
+        theirs = (fresh.model_id, fresh.dimension, fresh.embedding_backend)
+        if theirs != (self.model_id, self.dimension, self.embedding_backend):
+            raise ModelMismatchError(f"index {self.path} was rebuilt with {theirs[::2]} by another process")
         if fresh.store != self.store:
             raise IndexStoreError(
                 f"index {self.path} was moved to {fresh.store_description} by another process"
@@ -366,6 +366,7 @@ class IndexStore:
                 "model": self.model_id,
                 "dimension": self.dimension,
                 "dtype": self.embedding_dtype,
+                "backend": self.embedding_backend,
             },
             "chunker": self.chunker,
             "store": self.store,

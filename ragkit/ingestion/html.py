@@ -67,14 +67,49 @@ def keep_bylines(tree: Any) -> int:
     extractor drops them as boilerplate, but they are text the page shows and questions ask about
     ("When was it published?"). Only short ones outside navigation, headers and footers."""
     n = 0
+    done: list[Any] = []
     for el in tree.xpath("//body//*[@class or @id][not(ancestor::nav) and not(ancestor::footer)]"):
         tag = f"{el.get('class', '')} {el.get('id', '')}".lower()
         text = " ".join(" ".join(el.itertext()).split())
+        if any(el in d.iterdescendants() for d in done):
+            continue  # inside a byline already kept: its text is there
         if _BYLINE.search(tag) and text and len(text.split()) <= BYLINE_WORDS and el.tag != "a":
+            done.append(el)
             for attr in ("class", "id", "itemprop", "rel"):
                 el.attrib.pop(attr, None)
             el.tag = "p"
             n += 1
+    return n
+
+
+def title_block(tree: Any) -> list[str]:
+    """The page's headline (its first ``<h1>`` outside navigation) as a Markdown heading, and the byline
+    that follows it, as the page shows them (read before the extractor, which often leaves both out)."""
+    out: list[str] = []
+    h1 = next(iter(tree.xpath("//body//h1[not(ancestor::nav) and not(ancestor::footer)]")), None)
+    if h1 is None:
+        return out
+    title = " ".join(" ".join(h1.itertext()).split())
+    if title:
+        out.append(f"# {title}")
+    for el in h1.xpath("following::*[@class or @id][position() <= 40]"):
+        tag = f"{el.get('class', '')} {el.get('id', '')}".lower()
+        text = " ".join(" ".join(el.itertext()).split())
+        if _BYLINE.search(tag) and text and len(text.split()) <= BYLINE_WORDS:
+            out.append(text)
+            break
+    return out
+
+
+def keep_captions(tree: Any) -> int:
+    """A figure's caption as a paragraph (the extractor drops figures, and their captions with them)."""
+    n = 0
+    for cap in tree.xpath("//figcaption[not(ancestor::nav) and not(ancestor::footer)]"):
+        figure = next(iter(cap.xpath("ancestor::figure")), None)
+        if figure is not None:
+            figure.tag = "div"
+        cap.tag = "p"
+        n += 1
     return n
 
 
@@ -132,13 +167,15 @@ def _unescape(text: str) -> str:
 def html_to_document(name: str, data: bytes, url: str | None = None) -> Document:
     """The main content of an HTML page as a one-page Markdown document (``name`` is its file name or URL)."""
     trafilatura = require("trafilatura", "reading HTML")
-    lxml_html = require("lxml.html", "reading HTML")
-    try:
-        tree = lxml_html.fromstring(data)
-    except Exception as e:  # lxml raises ParserError / ValueError on an empty or broken document
-        raise DocumentError(name, f"not a readable HTML page ({e})") from None
+    from trafilatura.utils import load_html
+
+    tree = load_html(data)  # decoded by its declared or detected charset ("—", not "â")
+    if tree is None:
+        raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
     unwrap_layout_tables(tree)
+    heading = title_block(tree)
     keep_bylines(tree)
+    keep_captions(tree)
     text = trafilatura.extract(
         tree,
         output_format="markdown",
@@ -170,6 +207,12 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     # trafilatura ends table rows with a space: strip line ends, so tables are plain Markdown
     lines = (line.rstrip() for line in _unescape(text.replace("\r\n", "\n")).splitlines())
     text = "\n".join(lines).strip() + "\n"
+    # the article's headline and byline, when the extractor took the body without them
+    missing = [
+        h for h in heading if " ".join(h.lstrip("# ").split()).lower() not in " ".join(text.split()).lower()
+    ]
+    if missing:
+        text = "\n\n".join([*missing, text])
     return Document(
         sha256_bytes(data)[:16],
         name,

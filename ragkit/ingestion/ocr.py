@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -41,8 +42,8 @@ def tesseract_path() -> str | None:
 
 
 @lru_cache(maxsize=1)
-def languages() -> tuple[str, ...]:
-    """The installed Tesseract languages (``eng``, ``deu``…; ``osd`` left out); empty without Tesseract."""
+def languages_all() -> tuple[str, ...]:
+    """Every installed Tesseract language data file (``osd`` included); empty without Tesseract."""
     exe = tesseract_path()
     if exe is None:
         return ()
@@ -50,7 +51,12 @@ def languages() -> tuple[str, ...]:
         out = subprocess.run([exe, "--list-langs"], capture_output=True, text=True, timeout=30).stdout
     except (OSError, subprocess.SubprocessError):
         return ()
-    return tuple(x.strip() for x in out.splitlines()[1:] if x.strip() and x.strip() != "osd")
+    return tuple(x.strip() for x in out.splitlines()[1:] if x.strip())
+
+
+def languages() -> tuple[str, ...]:
+    """The installed Tesseract languages (``eng``, ``deu``…; ``osd`` left out); empty without Tesseract."""
+    return tuple(x for x in languages_all() if x != "osd")
 
 
 def check_language(lang: str) -> None:
@@ -81,8 +87,39 @@ def needs_ocr(text: str) -> bool:
     return bad / len(stripped) > 0.2 or usable_chars(stripped) / len(stripped) < 0.4
 
 
+#: below this mean word confidence, a page is checked for a sideways or upside-down scan
+TURN_BELOW = 60.0
+
+
+def _tesseract(exe: str, png: bytes, args: list[str]) -> str:
+    try:
+        proc = subprocess.run(
+            [exe, "stdin", "stdout", *args], input=png, capture_output=True, timeout=TIMEOUT_S, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise DocumentError("OCR", f"Tesseract took more than {TIMEOUT_S:g} s on one page") from None
+    if proc.returncode != 0:
+        raise DocumentError("OCR", f"Tesseract failed: {proc.stderr.decode(errors='replace').strip()[:300]}")
+    return proc.stdout.decode("utf-8", errors="replace")
+
+
+def orientation(exe: str, png: bytes) -> int:
+    """How many degrees a page image must turn to read upright (0, 90, 180 or 270), by Tesseract's
+    orientation detection (``osd``); 0 when it is not installed or not sure."""
+    if "osd" not in languages_all():
+        return 0
+    try:
+        out = _tesseract(exe, png, ["--psm", "0"])
+    except DocumentError:
+        return 0  # too little text to tell: read it as it is
+    rotate = re.search(r"Rotate:\s*(\d+)", out)
+    sure = re.search(r"Orientation confidence:\s*([\d.]+)", out)
+    return int(rotate.group(1)) if rotate and sure and float(sure.group(1)) >= 1.0 else 0
+
+
 def ocr_page(page: object, lang: str = "eng", dpi: int = DPI) -> OcrPage:
-    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` and read it with Tesseract."""
+    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` and read it with Tesseract; a page read with
+    low confidence is turned upright first when it was scanned sideways or upside down."""
     import pymupdf
 
     exe = tesseract_path()
@@ -90,16 +127,16 @@ def ocr_page(page: object, lang: str = "eng", dpi: int = DPI) -> OcrPage:
         raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
     pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY)  # type: ignore[attr-defined]
     png = pix.tobytes("png")
-    try:
-        proc = subprocess.run(
-            [exe, "stdin", "stdout", "-l", lang, "--psm", "3", "tsv"],
-            input=png, capture_output=True, timeout=TIMEOUT_S, check=False,
-        )  # fmt: skip
-    except subprocess.TimeoutExpired:
-        raise DocumentError("OCR", f"Tesseract took more than {TIMEOUT_S:g} s on one page") from None
-    if proc.returncode != 0:
-        raise DocumentError("OCR", f"Tesseract failed: {proc.stderr.decode(errors='replace').strip()[:300]}")
-    return parse_tsv(proc.stdout.decode("utf-8", errors="replace"))
+    read = parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
+    if read.confidence >= TURN_BELOW:
+        return read
+    turn = orientation(exe, png)
+    if not turn:
+        return read
+    matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
+    upright = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY).tobytes("png")  # type: ignore[attr-defined]
+    again = parse_tsv(_tesseract(exe, upright, ["-l", lang, "--psm", "3", "tsv"]))
+    return again if again.confidence * again.words > read.confidence * read.words else read
 
 
 def parse_tsv(tsv: str) -> OcrPage:

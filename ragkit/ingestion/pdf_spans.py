@@ -2,10 +2,11 @@
 
 pymupdf4llm writes each span with Markdown emphasis and a space after it, and strips the spaces inside
 table cells: a TeX decimal set in two fonts became "0 _._ 65", a table cell "Sourcearticles", a cell's
-second line "<br>", picture text "<!-- Start of picture text -->". These replacements of its three text
-writers join spans by the gap between them (a space where the page leaves one), write no markup of their
-own, and mark picture text with two private-use characters that :func:`picture_spans` turns into page
-metadata. They are installed once, on the pinned pymupdf4llm the layout parser uses.
+second line "<br>", picture text "<!-- Start of picture text -->". These replacements of its text writers
+(and of PyMuPDF's table-cell reader, which it calls) join spans by the gap between them (a space where the
+page leaves one), write no markup of their own, and mark picture text with two private-use characters that
+:func:`picture_spans` turns into page metadata. They are installed once, on the pinned pymupdf4llm the
+layout parser uses.
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ def _separator(prev: dict[str, Any] | None, span: dict[str, Any], so_far: str, f
         return "\n" if line_end_hyphen(so_far) else " "
     if not (_horizontal(prev) and _horizontal(span)) or so_far[-1:].isspace():
         return " " if not so_far[-1:].isspace() else ""
-    if span["text"][:1].isspace():
-        return " "
+    if span["text"][:1].isspace() or prev["text"][-1:].isspace():
+        return " "  # the page's own space, at either span's edge
     gap = span["bbox"][0] - prev["bbox"][2]
     return " " if gap > WORD_GAP * min(span["size"], prev["size"]) else ""
 
@@ -76,12 +77,17 @@ def _cell_chars(span: dict[str, Any], cell: Any, ocrpage: bool) -> list[tuple[st
 
     if ocrpage or "chars" not in span:
         return [(span["text"], span["bbox"][0], span["bbox"][2])]
-    out = []
+    out: list[tuple[str, float, float]] = []
     for ch in span["chars"]:
-        if utils.almost_in_bbox(ch["bbox"], cell, portion=0.5):
-            out.append((ch["c"], ch["bbox"][0], ch["bbox"][2]))
+        x0, x1 = ch["bbox"][0], ch["bbox"][2]
+        if out and out[-1][0] in ".," and out[-1][1] == out[-1][2] and ch["c"].isspace():
+            continue  # a point set with no advance ("11,062" "." " " "6"): the space is not the page's
+        if x0 == x1 and ch["c"] in ".," and len(out) > 1 and out[-1][0] == " " and out[-2][0].isdigit():
+            out.pop()  # the same, the space written before the point ("11,062" " " "." "6")
+        if utils.almost_in_bbox(ch["bbox"], cell, portion=0.5) or (x0 == x1 and ch["c"] in ".,"):
+            out.append((ch["c"], x0, x1))
         elif ch["c"].isspace():
-            out.append((" ", ch["bbox"][0], ch["bbox"][2]))
+            out.append((" ", x0, x1))
     return out
 
 
@@ -99,19 +105,99 @@ def cell_text(
         for line in block["lines"]:
             if utils.are_disjoint(line["bbox"], cell):
                 continue
-            text, last_x1 = "", None
+            text, last_x1, point = "", None, False  # point: the last character had no advance
             for span in line["spans"]:
                 if utils.are_disjoint(span["bbox"], cell):
                     continue
                 for c, x0, x1 in _cell_chars(span, cell, ocrpage):
                     gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
+                    # a point set with no advance sits inside its number ("11,062.6"), whatever the gaps say
+                    gap = (
+                        gap
+                        and not (x0 == x1 and c in ".,")
+                        and not (c.isdigit() and text[-1:] in ".," and point)
+                    )
                     text += (" " if gap and not c.isspace() and not text.endswith(" ") else "") + c
-                    last_x1 = x1
+                    last_x1, point = x1, x0 == x1
             lines.append(" ".join(text.split()))
     joined = ""
     for x in (x for x in lines if x):
         joined += ("\n" if line_end_hyphen(joined) else " " if joined else "") + x
     return fractions(joined).replace("|", "\\|") if markdown else fractions(joined)
+
+
+def _words_in(table_blocks: list[dict[str, Any]], box: tuple[float, ...]) -> list[tuple[float, float]]:
+    """(x0, x1) of every word inside ``box``: runs of characters without a space or a word gap."""
+    words: list[tuple[float, float]] = []
+    for block in table_blocks:
+        for line in block.get("lines", []):
+            x0 = x1 = None
+            for span in line["spans"]:
+                for ch in span.get("chars", ()):
+                    cx0, cy0, cx1, cy1 = ch["bbox"]
+                    inside = box[0] <= cx0 and cx1 <= box[2] and box[1] <= (cy0 + cy1) / 2 <= box[3]
+                    gap = x1 is not None and cx0 - x1 > WORD_GAP * span["size"]
+                    if not inside or ch["c"].isspace() or gap:
+                        if x0 is not None:
+                            words.append((x0, x1))
+                        x0 = x1 = None
+                    if inside and not ch["c"].isspace():
+                        x0 = cx0 if x0 is None else x0
+                        x1 = cx1
+            if x0 is not None:
+                words.append((x0, x1))
+    return words
+
+
+def uncut_columns(v_lines: list[float], x0: float, words: list[tuple[float, float]]) -> list[float]:
+    """The column boundaries moved off the words they cut ("GR|OBID", "oBERT|a"): each to the nearest
+    edge of the word it cuts where it cuts nothing else, or dropped (the two columns are one)."""
+
+    def cuts(x: float) -> int:
+        return sum(a + 0.5 < x < b - 0.5 for a, b in words)
+
+    out: list[float] = []
+    for v in v_lines:
+        x = x0 + v
+        if cuts(x):
+            edges = sorted({e for a, b in words if a + 0.5 < x < b - 0.5 for e in (a - 0.5, b + 0.5)},
+                           key=lambda e: abs(e - x))  # fmt: skip
+            x = next((e for e in edges if not cuts(e)), None)
+            if x is None:
+                continue
+        if not out or x - x0 > out[-1] + 1.0:
+            out.append(x - x0)
+    return out
+
+
+def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) -> Any:
+    """The layout engine's table, its column boundaries first moved off the words they would cut."""
+    import copy
+
+    grid = tab_dict.get("table_grid")
+    if grid is not None and table_blocks:
+        x0, y0, x1, y1 = tab_dict["group_bbox"]
+        fixed = uncut_columns(list(grid.v_lines), x0, _words_in(table_blocks, (x0, y0, x1, y1)))
+        if fixed != list(grid.v_lines):
+            grid = copy.copy(grid)
+            grid.v_lines = fixed
+            tab_dict = {**tab_dict, "table_grid": grid}
+    return _ENGINE_TABLE_DETAILS(tab_dict, table_blocks)  # type: ignore[misc]
+
+
+_ENGINE_TABLE_DETAILS = None
+_BLOCKS: dict[int, tuple[Any, list[dict[str, Any]]]] = {}
+
+
+def textpage_cell_text(textpage: Any, cell: Any, markdown: bool = False) -> str:
+    """:func:`cell_text` for PyMuPDF's own table reader (``Table.to_markdown``, which the layout engine
+    uses for the tables ``find_tables`` proposes), over the text page's characters (read once per page)."""
+    held = _BLOCKS.get(id(textpage))
+    if held is None or held[0] is not textpage:
+        _BLOCKS.clear()  # one page at a time: the last page's characters only
+        held = (textpage, [b for b in textpage.extractRAWDICT()["blocks"] if b["type"] == 0])
+        _BLOCKS[id(textpage)] = held
+    return cell_text(held[1], cell, markdown)
 
 
 def picture_text(textlines: list[dict[str, Any]], ignore_code: bool = False, clip: Any = None) -> str:
@@ -153,9 +239,14 @@ def install() -> None:
     global _INSTALLED
     if _INSTALLED:
         return
+    import pymupdf.table
     from pymupdf4llm.helpers import document_layout, utils
 
+    global _ENGINE_TABLE_DETAILS
+    _ENGINE_TABLE_DETAILS = document_layout.get_table_details
+    document_layout.get_table_details = table_details
     document_layout.get_styled_text = styled_text
     document_layout.picture_text_to_md = picture_text
     utils.extract_cells = cell_text
+    pymupdf.table.extract_cells = textpage_cell_text
     _INSTALLED = True

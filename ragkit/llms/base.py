@@ -41,6 +41,8 @@ class GenerationRequest:
     #: the words a follow-up's rewrite added from the conversation (``question`` ends with them): what
     #: "it" refers to, not what is asked about it
     follow_up: str = ""
+    #: the question a follow-up continues ("And in 2019?" asks what it asked, about another subject)
+    previous: str = ""
 
 
 @dataclass

@@ -27,15 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.core.options import Option
+from ragkit.pipeline.answer_confidence import answer_confidence, default_threshold
 
 #: answerability from which a low retrieval gauge does not stop an answer
 RESCUE = 0.75
 
 OPTIONS = (
-    Option("answer_threshold", "float", 0.4, 0.0, 1.0, field="answer_threshold",
+    Option("answer_threshold", "float", default_threshold(), 0.0, 1.0, field="answer_threshold",
            added_later=True, widget="slider", step=0.05, label="Abstain below answer confidence",
-           help="the mean of retrieval confidence and answerability (does the evidence hold the answer?), "
-           "measured by the extractive reader"),
+           help="the probability the answer is right, from the retrieval gauge and what the extractive "
+           "reader measured (a model fitted on dev question sets; the default threshold was chosen there)"),
 )  # fmt: skip
 
 
@@ -52,9 +53,13 @@ class Answerability:
 
     @property
     def answer_confidence(self) -> float | None:
-        """The mean of the retrieval gauge and the answerability (None unless both are known)."""
+        """The probability the answer is right (None unless both the gauge and the answerability are
+        known): the reader's from the fitted model (:mod:`ragkit.pipeline.answer_confidence`), a
+        language model's the mean of the two."""
         if self.value is None or self.retrieval is None:
             return None
+        if self.basis == "reader":
+            return answer_confidence(self.inputs, self.value, self.retrieval)
         return (self.value + self.retrieval) / 2
 
     @property

@@ -17,6 +17,7 @@ from typing import Any
 
 from ragkit.core.errors import ConfigError
 from ragkit.core.hashing import config_key
+from ragkit.core.options import NO_LEGACY
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.llms import LLMS
 from ragkit.pipeline.fields import FIELDS, LABELS
@@ -72,7 +73,8 @@ class _ConfigBase:
         unknown = sorted(str(k) for k in set(data) - valid)
         if unknown:
             raise ConfigError(f"unknown config keys {unknown[:10]}; valid keys: {', '.join(sorted(valid))}")
-        return cls(**data)
+        before = {n: o.value_before() for n, o in FIELDS.items() if o.legacy is not NO_LEGACY}
+        return cls(**{**{n: v for n, v in before.items() if n not in data}, **data})
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, sort_keys=True)
@@ -102,13 +104,13 @@ class _ConfigBase:
 
     def cache_key(self) -> str:
         """sha256 of the canonical JSON, without the labels (two names, same pipeline: same key) and
-        without fields added after the first release left at their default (a config from before them
+        without fields added after the first release left at what a config from before them meant (it
         keeps its hash, so saved runs stay comparable)."""
         d = self.to_dict()
         for o in LABELS:
             d.pop(o.key)
         for name, option in FIELDS.items():
-            if option.added_later and d.get(name) == option.default:
+            if option.added_later and d.get(name) == option.value_before():
                 d.pop(name)
         return config_key(d)
 

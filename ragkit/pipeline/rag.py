@@ -119,15 +119,17 @@ class RagPipeline:
         """Open the index at ``path`` with the embedding model it was built with."""
         from dataclasses import replace
 
+        from ragkit.index.embedders import LEGACY_BACKEND
         from ragkit.index.embeddings import Embedder
         from ragkit.index.lexical import is_text_only, open_text_only
 
         manifest = IndexStore.read_manifest(path)
         if is_text_only(manifest):  # BM25 alone; the config's model embeds what the gauge reads
-            return cls(config, open_text_only(path, config), Embedder(config.embedding_model), **kwargs)
-        embedder = Embedder(
-            manifest["embedding"]["model"], dtype=manifest["embedding"].get("dtype", "float32")
-        )
+            emb = Embedder(config.embedding_model, backend=config.embedding_backend)
+            return cls(config, open_text_only(path, config), emb, **kwargs)
+        m = manifest["embedding"]
+        backend = m.get("backend", LEGACY_BACKEND)  # the index's: its queries are embedded as its chunks
+        embedder = Embedder(m["model"], dtype=m.get("dtype", "float32"), backend=backend)
         store = IndexStore.open(path, model_id=embedder.model_id)
         # the index fixes the chunker and the embedding model: record them, so the answer's config
         # hash and JSON say what was really searched
@@ -137,6 +139,7 @@ class RagPipeline:
             chunker=chunker["name"],
             chunker_params=dict(chunker.get("config", {})),
             embedding_model=store.model_id,
+            embedding_backend=backend,
         )
         return cls(config, store, embedder, **kwargs)
 
@@ -170,6 +173,7 @@ class RagPipeline:
         trace["follow_up"] = {"rewritten": True, "why": why, "how": how, "from": question, "to": query}
         if how == "terms":  # the words added from the conversation: the reader takes them as context
             trace["follow_up"]["added"] = added
+            trace["follow_up"]["previous"] = previous
         return query
 
     def prepare(self, question: str, history: Sequence[Message] = ()) -> Prepared:
@@ -243,6 +247,7 @@ class RagPipeline:
             self.config.max_tokens,
             self._stop(),
             (trace.get("follow_up") or {}).get("added", ""),
+            (trace.get("follow_up") or {}).get("previous", ""),
         )
         return Prepared(
             question,

@@ -18,6 +18,7 @@ import numpy as np
 from ragkit.core.errors import ConfigError
 from ragkit.core.options import Component, Option
 from ragkit.core.types import Hit
+from ragkit.index.embedders import LEGACY_BACKEND, check_backend
 from ragkit.index.store import IndexStore
 from ragkit.index.vectorstores.base import HNSW_FROM
 from ragkit.retrievers.base import Timings, timed
@@ -71,6 +72,8 @@ class DenseRetriever:
                 f"index {store.path} was embedded with {store.model_id!r}; the query embedder is "
                 f"{embedder.model_id!r}: use --model {store.model_id}"
             )
+        if getattr(store, "dimension", 0):  # a text-only index has no vectors to mix with
+            check_backend(store.path, getattr(store, "embedding_backend", LEGACY_BACKEND), embedder)
         self.store = store
         self.embedder = embedder
         self._keys: dict[str, Any] | None = None

@@ -15,7 +15,7 @@ QUESTION = "Who patented the typewriter, and when?"
 
 
 @pytest.fixture(scope="module")
-def seeded_root(tmp_path_factory, evaldata):
+def seeded_root(tmp_path_factory, evaldata, int8_model):
     """An index root holding a collection with the docling PDF (parsed; indexed on first page visit)."""
     root = tmp_path_factory.mktemp("app-root")
     c = Collection.create("papers", root)

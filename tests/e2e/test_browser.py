@@ -74,7 +74,7 @@ class PixelServer:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def server(tmp_path_factory, int8_model):
     root = tmp_path_factory.mktemp("e2e-indexes")
     port = free_port()
     env = {**os.environ, "RAGKIT_INDEX_ROOT": str(root), "PYTHONPATH": str(ROOT)}

@@ -385,16 +385,14 @@ def test_every_config_embeds_its_own_queries(squad_file, tmp_path, embedder, mon
         return real(texts, *a, **k)
 
     a = PipelineConfig(
-        name="a", retriever="dense", llm="extractive", chunker_params={"size": 800, "overlap": 0}
-    )
+        name="a", retriever="dense", llm="extractive", chunker_params={"size": 800, "overlap": 0},
+        embedding_backend="torch",  # the session's float32 embedder, shared by model and backend
+    )  # fmt: skip
     b = replace(a, name="b", retriever="bm25")
-    evaluate_configs(
-        squad_file, [a, b], index_root=str(tmp_path / "idx"), embedders={a.embedding_model: embedder}
-    )
+    shared = {(a.embedding_model, "torch"): embedder}
+    evaluate_configs(squad_file, [a, b], index_root=str(tmp_path / "idx"), embedders=shared)
     monkeypatch.setattr(embedder, "_encode", counting)
-    result = evaluate_configs(
-        squad_file, [a, b], index_root=str(tmp_path / "idx"), embedders={a.embedding_model: embedder}
-    )
+    result = evaluate_configs(squad_file, [a, b], index_root=str(tmp_path / "idx"), embedders=shared)
     questions = [v["question"] for v in result["configs"][0]["per_question"].values()]
     for q in questions:
         assert queries.count(q) >= 2, q  # once per config (the extractive answer may embed more)

@@ -6,14 +6,28 @@ from __future__ import annotations
 from ragkit.pipeline.answerability import RESCUE, Answerability, decide, from_llm
 
 
+#: what the reader measures over a passage that answers: every key term, the kind asked for, a clear margin
+STRONG = dict(coverage=1.0, cosine=0.8, kind_found=True, margin=0.6, same_document=1.0)
+#: and over one that does not: few key terms, a weak cosine, no margin over the next candidate
+WEAK = dict(coverage=0.1, cosine=0.3, kind_found=False, margin=0.0)
+
+
 def reader(value: float, retrieval: float, **inputs) -> Answerability:
     return Answerability(value, 0.4, "reader", inputs, retrieval)
 
 
-def test_the_mean_of_both_gauges_decides():
-    assert decide(False, None, reader(0.9, 0.8)) is None
-    why = decide(False, None, reader(0.1, 0.6, missing_terms=["budget"]))  # mean 0.35 < 0.4
-    assert why and "answer confidence 0.35" in why and "budget" in why
+def test_the_fitted_answer_confidence_decides():
+    assert decide(False, None, reader(0.9, 0.8, **STRONG)) is None
+    weak = reader(0.3, 0.6, missing_terms=["budget"], **WEAK)
+    why = decide(False, None, weak)
+    assert weak.answer_confidence < 0.4
+    assert why and f"answer confidence {weak.answer_confidence:.2f}" in why and "budget" in why
+
+
+def test_more_of_the_questions_terms_found_raises_the_answer_confidence():
+    low = reader(0.6, 0.7, **{**STRONG, "coverage": 0.2}).answer_confidence
+    high = reader(0.6, 0.7, **STRONG).answer_confidence
+    assert 0.0 <= low < high <= 1.0
 
 
 def test_a_name_the_evidence_never_mentions_refuses_whatever_the_gauges():
@@ -22,8 +36,9 @@ def test_a_name_the_evidence_never_mentions_refuses_whatever_the_gauges():
 
 
 def test_a_low_retrieval_gauge_refuses_unless_the_reader_found_a_strong_answer():
-    assert decide(True, "retrieval confidence 0.22 is below", reader(0.6, 0.22)).startswith("retrieval")
-    assert decide(True, "retrieval confidence 0.22 is below", reader(RESCUE, 0.22)) is None  # rescued
+    low = "retrieval confidence 0.22 is below"
+    assert decide(True, low, reader(0.6, 0.22, **STRONG)).startswith("retrieval")
+    assert decide(True, low, reader(RESCUE, 0.22, **STRONG)) is None  # rescued
 
 
 def test_a_models_i_dont_know_is_an_abstention_and_a_grader_share_is_shown():
@@ -34,16 +49,19 @@ def test_a_models_i_dont_know_is_an_abstention_and_a_grader_share_is_shown():
 
 
 def test_it_round_trips_with_its_retrieval_gauge():
-    a = reader(0.7, 0.5, expects="number", kind_found=True)
+    a = reader(0.7, 0.5, expects="number", **STRONG)
     back = Answerability.from_dict(a.to_dict())
-    assert back == a and back.answer_confidence == a.answer_confidence == 0.6
+    assert back == a and back.answer_confidence == a.answer_confidence == a.to_dict()["answer_confidence"]
+    graded = Answerability.from_dict(Answerability(0.5, 0.4, "grader", {}, 0.7).to_dict())
+    assert graded.answer_confidence == 0.6  # a language model's: the mean of its two gauges
 
 
 def test_evidence_with_the_subject_alone_and_no_kind_asked_for_refuses():
     """What port number does KVL use? over KVL's introduction: the subject is there, nothing asked
     about it is, and no number: refused whatever the gauges, with a reason that says so."""
-    off = dict(only_subject=True, expects="number", kind_found=False, missing_terms=["port"])
-    why = decide(False, None, reader(0.5, 0.8, **off))  # answer confidence 0.65: above the threshold
+    off = dict(STRONG, only_subject=True, expects="number", kind_found=False, missing_terms=["port"])
+    assert reader(0.5, 0.8, **off).answer_confidence >= 0.4  # the gauges alone would answer
+    why = decide(False, None, reader(0.5, 0.8, **off))
     assert why and "only the subject" in why and "“port”" in why and "no number" in why
     assert decide(False, None, reader(0.5, 0.8, **{**off, "kind_found": True})) is None  # a number is there
     assert decide(False, None, reader(0.5, 0.8, **{**off, "expects": "any"})) is None  # none asked for

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from ragkit.cli.flags import add_config_flags, config_from_args
+from ragkit.core.options import NO_LEGACY
 from ragkit.index.ingest import open_or_create
 from ragkit.ingestion.chunkers import SlidingChunker, chunker_for
 from ragkit.ingestion.parsing import OPTIONS as PARSE_OPTIONS
@@ -87,7 +88,12 @@ def test_every_declared_default_passes_its_own_check_and_is_what_empty_inputs_gi
     parser = argparse.ArgumentParser()
     add_config_flags(parser, *GROUPS)
     from_cli = config_from_args(parser.parse_args([]))
-    assert PipelineConfig.from_dict({}) == from_cli == PipelineConfig()
+    assert from_cli == PipelineConfig()
+    # a config file that names no value for a field added with a ``legacy`` meaning was written before it
+    # existed: it gets that meaning (embedding_backend: torch), every other field its declared default
+    before = {n: o.value_before() for n, o in FIELDS.items() if o.legacy is not NO_LEGACY}
+    assert before == {"embedding_backend": "torch"}
+    assert PipelineConfig.from_dict({}) == replace(PipelineConfig(), **before)
     assert PipelineConfig.from_dict(PipelineConfig().to_dict()) == PipelineConfig()
 
 
@@ -114,6 +120,7 @@ def test_a_field_that_changes_the_retriever_changes_the_apps_cache_key(field, st
         index_changed = (
             chunker_for(varied).spec() != chunker_for(base).spec()
             or varied.embedding_model != base.embedding_model
+            or varied.embedding_backend != base.embedding_backend  # another backend: another index
             or ParseSettings.of(varied) != ParseSettings.of(base)  # another index: another path
         )
         if changed or index_changed:

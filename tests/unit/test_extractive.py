@@ -226,3 +226,37 @@ def test_a_missing_term_is_named_as_the_question_wrote_it():
     terms = lambda t: {stem.get(w.lower().strip("?"), w.lower().strip("?")) for w in t.split()}  # noqa: E731
     question = "How many Grammys has the lab won?"
     assert [as_asked(t, question, terms) for t in ("grammi", "win", "absent")] == ["Grammys", "won", "absent"]
+
+
+def test_an_elliptic_follow_up_asks_what_its_previous_question_asked_about_its_own_subject():
+    from ragkit.llms.extractive.question import analyze
+    from ragkit.retrievers.analyzer import Analyzer
+
+    terms = lambda text: set(Analyzer()(text))  # noqa: E731
+    previous = "How many people were killed in the Lion Air Flight 610 crash?"
+    added = "people killed Lion Air Flight 610 crash"
+    spec = analyze(f"And in the Ethiopian Airlines accident? {added}", terms, added, previous)
+    assert spec.expects == "number"  # the previous question's kind
+    assert spec.names == frozenset(terms("Ethiopian Airlines")) and "610" not in spec.literals
+    anaphoric = analyze(f"Why did he do it? {added}", terms, added, previous)
+    assert terms("Lion") <= anaphoric.names  # "he"/"it" stand for the previous subject: it stays
+
+
+def test_the_signals_of_the_answer_confidence():
+    from ragkit.llms.extractive.question import QuestionSpec
+    from ragkit.llms.extractive.signals import qualifiers, rarest_found
+
+    spec = QuestionSpec("What was the mileage rate in 2008?", "number", frozenset({"mileag", "rate", "2008"}),
+                        frozenset(), frozenset({"2008"}))  # fmt: skip
+    assert qualifiers(spec, "The rate for 2007 was 48.5 cents.") == {
+        "literal_share": 0.0,
+        "year_conflict": 1.0,
+    }
+    assert qualifiers(spec, "In 2008 the rate was 50.5 cents.") == {
+        "literal_share": 1.0,
+        "year_conflict": 0.0,
+    }
+    weight = {"mileag": 2.0, "rate": 0.5, "2008": 1.0}
+    assert (
+        rarest_found(spec, weight, {"rate", "2008"}) == 0.0 and rarest_found(spec, weight, {"mileag"}) == 1.0
+    )

@@ -150,3 +150,28 @@ def test_the_checks_catch_what_they_look_for():
     }
     assert invented_dates("Published on 1 January 2023.", "October 2023") == ["1 January 2023"]
     assert invented_dates("Posted on 12 September 2024.", "Posted on 12 September 2024 by M.") == []
+
+
+def test_an_upside_down_scan_is_turned_upright_before_it_is_read():
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=600)
+    for k, line in enumerate(
+        ["Shipment 4471 arrived on the second dock.", "The crane lifted nine containers."]
+    ):
+        page.insert_text((340, 500 - 30 * k), line, fontsize=16, rotate=180)  # printed upside down
+    png = page.get_pixmap(dpi=150).tobytes("png")
+    read = parse_bytes("fax.png", png)
+    assert "Shipment 4471 arrived" in read.text and "nine containers" in read.text
+
+
+def test_a_column_boundary_that_cuts_a_word_moves_to_its_edge_or_goes():
+    from ragkit.ingestion.pdf_spans import uncut_columns
+
+    words = [(10.0, 30.0), (40.0, 60.0), (70.0, 90.0)]
+    assert uncut_columns([35.0, 65.0], 0.0, words) == [35.0, 65.0]  # between words: kept
+    assert uncut_columns([15.0], 0.0, words) == [9.5]  # "GR|OBID": to the nearer edge of the word
+    assert uncut_columns([25.0], 0.0, words) == [30.5]
+    rows = [(10.0, 30.0), (5.0, 12.0), (28.0, 40.0)]  # both edges of the cut word cut another row's word
+    assert uncut_columns([20.0], 0.0, rows) == []

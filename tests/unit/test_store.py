@@ -45,7 +45,12 @@ def test_round_trip(tmp_path, fake_embedder):
     assert {d.source for d in again.documents.values()} == {"a.txt", "b.md"}
     m = json.loads((index / "manifest.json").read_text())
     assert m["schema_version"] == 1 and m["ragkit_version"]
-    assert m["embedding"] == {"model": "fake/hash-embedder", "dimension": 8, "dtype": "float32"}
+    assert m["embedding"] == {
+        "model": "fake/hash-embedder",
+        "dimension": 8,
+        "dtype": "float32",
+        "backend": "torch",
+    }
     assert m["chunker"] == {"name": "sliding", "config": {"size": 200, "overlap": 20}}
     doc = {d["source"]: d for d in m["documents"]}["a.txt"]
     assert doc["sha256"] and doc["chunks"] > 0 and doc["ingested_at"]

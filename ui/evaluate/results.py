@@ -15,6 +15,7 @@ from ragkit.evaluation.metrics import pareto
 from ragkit.evaluation.runs import report, report_markdown
 from ragkit.evaluation.runs.saved import pipelines_for
 from ragkit.index.collections import default_root
+from ragkit.pipeline.config import PipelineConfig
 from ui import resources, state, widgets
 
 
@@ -27,7 +28,13 @@ PAGES = Path(__file__).resolve().parents[2] / "app_pages"  # ui/evaluate/ -> the
 
 
 def embedders_for(configs) -> dict:
-    return {c.embedding_model: resources.embedder(c.embedding_model) for c in configs}
+    """The app's shared embedders of these configs and of the citation check (float32), keyed as the
+    evaluation looks them up."""
+    from ragkit.evaluation.metrics.citations import CHECK_MODEL
+    from ragkit.index.embedders import LEGACY_BACKEND
+
+    out = {(c.embedding_model, c.embedding_backend): resources.config_embedder(c) for c in configs}
+    return {(CHECK_MODEL, LEGACY_BACKEND): resources.embedder(CHECK_MODEL), **out}
 
 
 def progress_callback(bar):
@@ -159,10 +166,7 @@ def show_result(collection, result: dict, prefix: str = "eval") -> None:
                     if result.get("params", {}).get("collection") == getattr(collection, "name", None)
                     else None,
                     api_key=state.api_keys(),
-                    embedders={
-                        m: resources.embedder(m)
-                        for m in {c["config"]["embedding_model"] for c in result["configs"]}
-                    },
+                    embedders=embedders_for(PipelineConfig.from_dict(c["config"]) for c in result["configs"]),
                 )
                 cmp = compare_question(pa, pb, question)
                 st.session_state[state.COMPARE_RESULT] = {

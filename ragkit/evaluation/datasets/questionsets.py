@@ -86,6 +86,7 @@ def load_question_set(
     holdout: float = 0.0,
     labels: bool = False,
     fixes: dict[str, dict[str, str]] | None = None,
+    split: str = "test",
 ) -> QuestionSet:
     """A question set from a path (BEIR dir, SQuAD ``.json``, ``.csv``/``.jsonl``), from an uploaded
     file's ``text`` and ``filename``, or (``labels=True``) from the labels saved with ``collection``.
@@ -128,8 +129,12 @@ def load_question_set(
     if not p.exists():
         raise RagkitError(f"{p}: no such file or directory")
     if p.is_dir():
-        ds = load_beir(p)
-        return QuestionSet(ds.name, "beir", str(p), dataset_hash(p), beir=ds)
+        ds = load_beir(p, split)
+        if split == "test":
+            return QuestionSet(ds.name, "beir", str(p), dataset_hash(p), beir=ds)
+        # another split's queries over the same corpus: another set (name, hash), re-run with its split
+        key = config_key({"dataset": dataset_hash(p), "split": split})
+        return QuestionSet(f"{ds.name}-{split}", "beir", str(p), key, beir=ds, params={"split": split})
     if p.suffix.lower() == ".json":
         sq = load_squad(p)
         held = held_out_paragraphs(sq, holdout)

@@ -56,6 +56,38 @@ def expected_calibration_error(
     )
 
 
+def ranking_auroc(scores: Sequence[float], right: Sequence[bool]) -> float | None:
+    """ROC AUC of a confidence as a ranking of right over wrong answers: the chance a right answer's
+    score is above a wrong one's (ties count half); None without both outcomes."""
+    pos = sorted(s for s, r in zip(scores, right, strict=True) if r)
+    neg = sorted(s for s, r in zip(scores, right, strict=True) if not r)
+    if not pos or not neg:
+        return None
+    import bisect
+
+    wins = sum(bisect.bisect_left(neg, p) + 0.5 * (bisect.bisect_right(neg, p) - bisect.bisect_left(neg, p))
+               for p in pos)  # fmt: skip
+    return wins / (len(pos) * len(neg))
+
+
+def answer_confidence_auroc(per_q: dict[str, dict[str, Any]]) -> float | None:
+    """How well a run's answer confidence ranks right answers above wrong ones: over its answerable
+    questions with a gold answer (right: the answer given, or withheld, holds it) and its questions with
+    nothing to find (never right)."""
+    scores, right = [], []
+    for row in per_q.values():
+        if row.get("answer_confidence") is None:
+            continue
+        if row.get("candidate_correct") is not None:
+            right.append(bool(row["candidate_correct"]))
+        elif row.get("status") == "absent":
+            right.append(False)
+        else:
+            continue
+        scores.append(float(row["answer_confidence"]))
+    return ranking_auroc(scores, right)
+
+
 def risk_coverage(confidences: Sequence[float], correct: Sequence[float]) -> list[tuple[float, float, float]]:
     """``(threshold, coverage, accuracy of the kept answers)`` as the threshold rises through every
     distinct confidence: answers with confidence >= threshold are kept."""

@@ -69,6 +69,8 @@ class CitationCheck:
     precision: float | None  # None when nothing is cited
     recall: float | None  # None when no sentence is supportable
     method: str = "offline"
+    #: cited source number -> does that passage answer the question itself ({"answers", "why", …})
+    answers_question: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def unsupported(self) -> list[int]:
@@ -82,6 +84,7 @@ class CitationCheck:
             "method": self.method,
             "unsupported": self.unsupported,
             "sentences": [s.to_dict() for s in self.sentences],
+            "answers_question": {str(n): v for n, v in self.answers_question.items()},
         }
 
     @classmethod
@@ -99,7 +102,8 @@ class CitationCheck:
             )
             for x in d.get("sentences", [])
         ]
-        return cls(checks, d.get("precision"), d.get("recall"), d.get("method", "offline"))
+        answers = {int(n): dict(v) for n, v in (d.get("answers_question") or {}).items()}
+        return cls(checks, d.get("precision"), d.get("recall"), d.get("method", "offline"), answers)
 
     def summary(self) -> str:
         """One line for a reader: how many citations support their sentence, which do not."""
@@ -115,7 +119,15 @@ class CitationCheck:
         line = f"Citation check ({how}): {good} of {pairs} citations support their sentence"
         if self.unsupported:
             line += "; " + ", ".join(f"[{n}]" for n in self.unsupported) + " cited without support"
+        off = [f"[{n}] ({v['why']})" for n, v in sorted(self.answers_question.items()) if not v["answers"]]
+        if off:
+            line += "; the cited passage does not answer the question: " + ", ".join(off)
         return line + "."
+
+    @property
+    def off_question(self) -> list[int]:
+        """Source numbers cited whose passage does not answer the question."""
+        return sorted(n for n, v in self.answers_question.items() if not v["answers"])
 
 
 def cited_sentences(
@@ -312,9 +324,10 @@ def check_answer(
     sources, its prompt style says how citations are written); an abstention has nothing to check."""
     if answer.abstained or not answer.hits:
         return CitationCheck([], None, None, "offline" if decide is None else "llm")
+    from ragkit.llms.extractive.judge import passage_answers
     from ragkit.pipeline.prompts import source_url
 
-    return check_citations(
+    check = check_citations(
         answer.text,
         [h.chunk.text for h in answer.hits],
         embedder,
@@ -322,6 +335,11 @@ def check_answer(
         answer.prompt_style,
         [source_url(h) for h in answer.hits],
     )
+    cited = sorted({n for s in check.sentences for n in s.cited if 0 < n <= len(answer.hits)})
+    question = answer.query or answer.question  # a follow-up as searched (with what it refers to)
+    check.answers_question = {n: passage_answers(question, answer.hits[n - 1].chunk.text, embedder).to_dict()
+                              for n in cited}  # fmt: skip
+    return check
 
 
 def llm_support(llm: Any) -> Callable[[str, str], bool]:

@@ -24,7 +24,7 @@ from ragkit.evaluation.metrics.calibration import (
 from ragkit.evaluation.metrics.names import BEIR_METRICS, CALIBRATION_MEANING
 from ragkit.evaluation.metrics.retrieval import max_by_document, per_query_metrics
 from ragkit.evaluation.runs.beir import dataset_index, latency_summary, query_order
-from ragkit.index.embeddings import Embedder
+from ragkit.index.embeddings import shared_embedder
 from ragkit.index.lexical import TEXT_ONLY, needs_vectors
 from ragkit.ingestion.chunkers import make_chunker
 from ragkit.ingestion.parsing import ParseSettings
@@ -84,11 +84,9 @@ def calibration_summary(per_q: dict[str, dict[str, Any]]) -> dict[str, Any] | No
     return out
 
 
-def embedder_for(config: PipelineConfig, embedders: dict[str, Any]) -> Any:
-    """The config's embedder from ``embedders`` (by model), made and kept there on first use."""
-    if config.embedding_model not in embedders:
-        embedders[config.embedding_model] = Embedder(config.embedding_model)
-    return embedders[config.embedding_model]
+def embedder_for(config: PipelineConfig, embedders: dict[Any, Any]) -> Any:
+    """The config's embedder from ``embedders`` (by model and backend), made and kept there on first use."""
+    return shared_embedder(embedders, config.embedding_model, config.embedding_backend)
 
 
 #: the indexes in use, by (question set, chunker, model or text only, root) for a labelled corpus, by

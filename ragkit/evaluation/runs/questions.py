@@ -11,6 +11,7 @@ from ragkit.evaluation.datasets.loaders import LabelledQuestion
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.datasets.reparse import COUNTS, onto_reading, same_reading
 from ragkit.evaluation.metrics.answers import contains_gold, exact_match, token_f1
+from ragkit.evaluation.metrics.calibration import answer_confidence_auroc
 from ragkit.evaluation.metrics.citations import CHECK_MODEL, check_answer
 from ragkit.evaluation.metrics.judge import cohen_kappa, simpleqa_summary, spearman
 from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS, RETRIEVAL_METRICS
@@ -26,7 +27,7 @@ from ragkit.evaluation.runs.config_run import (
     index_bytes,
     index_for,
 )
-from ragkit.index.embeddings import Embedder
+from ragkit.index.embeddings import shared_embedder
 from ragkit.index.lexical import needs_vectors
 from ragkit.llms import key_for
 from ragkit.pipeline.config import PipelineConfig
@@ -59,9 +60,8 @@ class QuestionRunner:
         store, self.emb = index_for(qset, config, embedders, index_root, progress, vectors)
         self.index_bytes = index_bytes(store, vectors)
         self.evidence = self._evidence_on(store)
-        if CHECK_MODEL not in embedders:
-            embedders[CHECK_MODEL] = Embedder(CHECK_MODEL)
-        self.check_emb = embedders[CHECK_MODEL]  # the citation check's own model (its thresholds' scale)
+        # the citation check's own model, in float32 (its thresholds were measured on that scale)
+        self.check_emb = shared_embedder(embedders, CHECK_MODEL)
         for j in (judge, judge2):
             if j is not None and j.embedder is None:
                 j.embedder = self.emb  # answer relevancy and correctness use the pipeline's model
@@ -133,6 +133,8 @@ class QuestionRunner:
             answerability=ans.answerability.value if ans.answerability else None,
             answer_confidence=ans.answerability.answer_confidence if ans.answerability else None,
             withheld=ans.trace.get("withheld"),
+            # what the answer confidence was computed from (bench/fit_answer_confidence.py reads it)
+            answer_inputs=dict(ans.answerability.inputs) if ans.answerability else None,
             abstained=ans.abstained,
             confidence=ans.confidence.value if ans.confidence else None,
             confidence_raw=(
@@ -296,6 +298,8 @@ class QuestionRunner:
         calibration = calibration_summary(per_q)
         if calibration is not None:
             metrics["ece"] = calibration["ece"]
+        if (auroc := answer_confidence_auroc(per_q)) is not None:
+            metrics["answer_confidence_auroc"] = round(auroc, 4)
         agreement = self._judge_summary(metrics, counts)
         lat = [v["latency_ms"] for v in per_q.values()]
         models = {

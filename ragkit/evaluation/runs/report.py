@@ -31,6 +31,7 @@ def metric_names(result: dict[str, Any]) -> list[str]:
 #: run-level figures shown beside the per-question metrics (no paired test: not per question)
 SUMMARY_METRICS = (
     "ece",
+    "answer_confidence_auroc",
     "judge_parse_failures",
     "simpleqa_accuracy",
     "simpleqa_attempted",
@@ -148,12 +149,14 @@ def per_question_rows(
     and latency."""
     metrics = list(metrics or metric_names(result))
     first = result["configs"][0]["per_question"]
+    follow_ups = any(r.get("follows") for r in first.values())
     rows = []
     for qid, base in first.items():
         row: dict[str, Any] = {
             "id": qid,
             "question": base.get("question", ""),
             "intent": base.get("intent", ""),
+            **({"follows": base.get("follows") or ""} if follow_ups else {}),
         }
         for c in result["configs"]:
             pq = c["per_question"].get(qid, {})
@@ -162,6 +165,10 @@ def per_question_rows(
                 if not full_answers and len(answer) > ANSWER_PREVIEW:
                     answer = answer[: ANSWER_PREVIEW - 1] + "…"
                 row[f"{c['name']}: answer"] = answer
+            if follow_ups:  # what was searched: a follow-up's words joined by the conversation's
+                row[f"{c['name']}: searched"] = pq.get("query") or pq.get("question", "")
+            if pq.get("answer_confidence") is not None:
+                row[f"{c['name']}: answer confidence"] = round(float(pq["answer_confidence"]), 3)
             for m in metrics:
                 v = pq.get(m)
                 row[f"{c['name']}: {m}"] = None if v is None else round(float(v), 4)

@@ -80,7 +80,9 @@ def question_set_of(saved: dict[str, Any], collection: Any = None) -> QuestionSe
     params = saved.get("params", {})
     kind = saved["dataset_kind"]
     if kind in ("beir", "squad"):
-        return load_question_set(saved["dataset"], holdout=params.get("holdout", 0.0))
+        return load_question_set(
+            saved["dataset"], holdout=params.get("holdout", 0.0), split=params.get("split", "test")
+        )
     if collection is None:
         from ragkit.index.collections import Collection
 

@@ -1,4 +1,5 @@
-"""Where an index keeps its vectors: ``local`` files, or Qdrant (embedded, or a server by URL).
+"""Where an index keeps its vectors: ``local`` files, Qdrant (embedded, or a server by URL), or a Milvus
+server or cluster by URI.
 
 An index always keeps its manifest, documents and chunks in its directory (they are what citations,
 highlighting, labels and BM25 read). Its vectors live in one of:
@@ -6,7 +7,9 @@ highlighting, labels and BM25 read). Its vectors live in one of:
 * ``local``: ``vectors-<gen>.npy`` beside the chunks, searched by FAISS (:mod:`ragkit.retrievers.dense`);
 * ``qdrant``: a Qdrant collection. Without a URL it is Qdrant's own engine embedded in this process
   (``qdrant-edge-py``, a shard in ``<index>/qdrant``); with ``uri`` it is a Qdrant server or cluster reached
-  through ``qdrant-client`` over REST (the API key comes from ``QDRANT_API_KEY`` and is never stored).
+  through ``qdrant-client`` over REST (the API key comes from ``QDRANT_API_KEY`` and is never stored);
+* ``milvus``: a Milvus collection on a server or cluster, through ``pymilvus`` over gRPC (the token comes
+  from ``MILVUS_TOKEN`` and is never stored).
 
 The manifest stays the single source of truth. A save upserts the new documents' points *before* it
 switches the manifest and deletes the points of documents that left it *after*, so a reader (which maps
@@ -14,7 +17,8 @@ point ids back to the chunks of the manifest it read) never meets a chunk it can
 document it does not know are skipped, and the search asks for more until it has ``k`` known ones. Points
 a crashed writer left behind are deleted by the next save.
 
-Each adapter is thin and implements :class:`VectorStore`; :func:`open_vector_store` builds one from the
+Each adapter is thin and implements :class:`VectorStore`; each kind of store is declared once
+(:class:`StoreKind`), and :func:`~ragkit.index.vectorstores.open_vector_store` builds the adapter from the
 ``store`` spec recorded in the manifest."""
 
 from __future__ import annotations
@@ -24,16 +28,14 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from ragkit.core.errors import ConfigError
+from ragkit.core.options import Component
 
 log = logging.getLogger(__name__)
-
-
-STORES = ("local", "qdrant")
 
 
 #: environment variable holding the Qdrant server's API key (read when connecting, never written)
@@ -51,42 +53,52 @@ HNSW_FROM = 200_000
 
 
 def point_id(chunk_id: str) -> str:
-    """The Qdrant point id of a chunk (a UUID derived from the chunk id, stable across processes)."""
+    """The point id of a chunk in a server store (a UUID derived from the chunk id, stable across
+    processes)."""
     return str(uuid.uuid5(_NAMESPACE, chunk_id))
 
 
-def store_spec(kind: str = "local", uri: str | None = None, collection: str | None = None) -> dict[str, Any]:
-    """A validated ``store`` spec for the manifest (``uri``/``collection`` only for ``qdrant``)."""
-    if kind not in STORES:
-        raise ConfigError(f"store must be one of {', '.join(STORES)}, got {kind!r}")
-    if kind == "local":
-        if uri or collection:
-            raise ConfigError("--uri and --collection apply to --store qdrant only")
-        return {"kind": "local"}
-    spec: dict[str, Any] = {"kind": "qdrant"}
-    if uri:
-        if not re.match(r"^https?://[^\s/]+", uri):
-            raise ConfigError(f"Qdrant URL must look like http://host:6333, got {uri!r}")
-        if "@" in uri.split("//", 1)[1].split("/", 1)[0]:
-            raise ConfigError(f"put the Qdrant API key in ${API_KEY_ENV}, not in the URL")
-        spec["uri"] = uri.rstrip("/")
-    if collection:
-        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,200}", collection):
-            raise ConfigError(
-                f"Qdrant collection names use letters, digits, '_', '.', '-': got {collection!r}"
-            )
-        spec["collection"] = collection
-    return spec
+def check_url(owner: str, uri: str, example: str, key_env: str) -> str:
+    """``uri`` without its trailing slash, if it is an ``http(s)://host[:port]`` URL with no credentials in
+    it (a key belongs in ``key_env``), else a ``ConfigError``."""
+    if not re.match(r"^https?://[^\s/]+", uri):
+        raise ConfigError(f"{owner} URL must look like {example}, got {uri!r}")
+    if "@" in uri.split("//", 1)[1].split("/", 1)[0]:
+        raise ConfigError(f"put the {owner} API key in ${key_env}, not in the URL")
+    return uri.rstrip("/")
 
 
-def describe_store(spec: dict[str, Any] | None) -> str:
-    """One line for the UI and CLI: where the vectors live."""
-    spec = spec or {"kind": "local"}
-    if spec.get("kind") != "qdrant":
-        return "local files (FAISS)"
-    if spec.get("uri"):
-        return f"Qdrant server {spec['uri']} (collection {spec.get('collection', '?')})"
-    return "Qdrant embedded (qdrant-edge)"
+class StoreKind:
+    """A kind of vector store, declared once (:attr:`component`: its name, options and key variable): the
+    CLI's ``--store`` flags, the sidebar's "Vectors in" choices and :func:`store_spec` read it.
+
+    ``component.extras["choices"]`` maps each sidebar label to whether that choice takes a server URL.
+    """
+
+    component: ClassVar[Component]
+
+    @classmethod
+    def check(cls, spec: dict[str, Any]) -> dict[str, Any]:
+        """The spec, checked beyond each option's own check (e.g. a URL the store cannot do without)."""
+        return spec
+
+    @classmethod
+    def describe(cls, spec: dict[str, Any]) -> str:
+        """One line: where the vectors live."""
+        return cls.component.summary
+
+    @classmethod
+    def named(
+        cls, spec: dict[str, Any], index_path: Path, model_id: str, prefix: str | None = None
+    ) -> dict[str, Any]:
+        """The spec of one index, its server collection named when the spec does not name it (``prefix``:
+        a collection of the app, whose indexes each get one)."""
+        return spec
+
+    @classmethod
+    def open(cls, spec: dict[str, Any], index_path: Path, dimension: int) -> VectorStore:
+        """The adapter for an index's vectors."""
+        raise ConfigError(f"no vector store adapter for {cls.component.name!r}")
 
 
 @runtime_checkable
@@ -127,12 +139,6 @@ class VectorStore(Protocol):
 
     def close(self) -> None:
         """Release files and connections."""
-
-
-def default_collection(index_path: Path) -> str:
-    """A server collection name from the index directory (``ragkit_<name>``)."""
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(index_path).resolve().name) or "index"
-    return f"ragkit_{name}"[:200]
 
 
 def _payload(doc_id: str, chunk_id: str, text: str) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from typing import Any
 import numpy as np
 
 from ragkit.core.errors import IndexStoreError
+from ragkit.core.options import Component
+from ragkit.index.vectorstores.base import StoreKind
 
 #: HNSW candidates while building the graph (FAISS's efConstruction)
 EF_CONSTRUCTION = 200
@@ -103,3 +105,12 @@ class LocalFaissStore:
 
     def close(self) -> None:
         self._faiss.clear()
+
+
+class LocalKind(StoreKind):
+    """Vectors in the index's own files (the default): written with each generation, searched by FAISS;
+    the index opens its :class:`LocalFaissStore` itself."""
+
+    component = Component(
+        "store", "local", "local files (FAISS)", extras={"choices": {"local files (FAISS)": False}}
+    )

@@ -21,6 +21,7 @@ from ragkit.llms.base import FALLBACK_ANSWER, Generation, GenerationRequest, LLM
 from ragkit.llms.extractive.lemmas import base_forms
 from ragkit.llms.extractive.question import analyze
 from ragkit.llms.extractive.select import Choice, Scored, choose, score_units
+from ragkit.llms.extractive.signals import same_document
 from ragkit.llms.extractive.units import Unit, collect
 
 
@@ -83,7 +84,7 @@ class ExtractiveReader:
         units = self.units(request)
         if not units:
             return [], None
-        spec = analyze(request.question, self.terms, request.follow_up)
+        spec = analyze(request.question, self.terms, request.follow_up, request.previous)
         q = self.embedder.embed_query(spec.focus)
         vecs = self.embedder.embed([f"{u.header}\n{u.text}" if u.header else u.text for u in units])
         scored, weight = score_units(spec, units, [float(x) for x in vecs @ q], self.terms)
@@ -109,9 +110,14 @@ class ExtractiveReader:
         if choice is None:
             meta = {"answerability": 0.0, "answerability_inputs": {"candidates": 0}, "units": []}
             return Generation(self.fallback, self.model, meta=meta)
+        first = choice.units[0].unit
+        inputs = {
+            **choice.inputs,
+            "same_document": same_document(first.sources or (first.source,), request.sources),
+        }
         meta = {
             "answerability": choice.answerability,
-            "answerability_inputs": choice.inputs,
+            "answerability_inputs": inputs,
             "support": round(choice.units[0].score, 4),
             "units": [
                 {

@@ -23,7 +23,8 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("reason", re.compile(r"^\s*why\b|\b(what is|what's|what was) the (reason|cause|motivation)\b|"
                           r"\bfor what reason\b|\bwhat (causes|caused)\b", re.I)),
     ("date", re.compile(r"^\s*when\b|\b(what|which|in which|in what) (year|date|day|month)\b|"
-                        r"\bsince when\b", re.I)),
+                        r"\bsince when\b|^\s*(what|which) (is|was|are|were) the (\w+ ){0,2}(date|deadline|"
+                        r"day|year)\b", re.I)),
     ("person", re.compile(r"^\s*(who|whom|whose)\b|\b(which|what) (person|author|researcher|maintainer|"
                           r"people|team)\b|\b(first|last|lead|corresponding) author\b|\bwritten by\b", re.I)),
     ("place", re.compile(r"^\s*where\b|\bin which (room|city|country|building|place)\b", re.I)),
@@ -32,7 +33,12 @@ _RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
                           r"percentage|rate|size|length|latency|count|amount|duration|maximum|minimum|"
                           r"cost|price|speed|throughput|limit|ratio)\b|\bhow many\b|"
                           r"^\s*(what|which) (percentage|proportion|fraction|share|number|amount)\b|"
-                          r"^\s*(what|which) (\w+ )?(number|version|port)\b", re.I)),
+                          r"^\s*(what|which) (\w+ )?(number|version|port)\b|"
+                          # a measured quantity asked for by name ("what F1 did …", "what bone mineral
+                          # density did …"), or a cost ("… will the test cost?")
+                          r"(?:^\s*|[,;]\s*)(what|which) (\w+ ){0,2}(score|f1|accuracy|map|precision|recall|"
+                          r"rate|cost|price|fee|density|temperature|pressure|distance|weight|height|"
+                          r"duration|speed|salary|budget|total)\b|^\s*(what|how much)\b.*\bcost\b", re.I)),
 )  # fmt: skip
 
 #: a name: a capitalised word (any alphabet), or a word with capitals or digits inside ("S2ORC", "XYLayoutLM")
@@ -68,24 +74,41 @@ def expected_kind(question: str) -> str:
     return "any"
 
 
-def analyze(question: str, terms_of, follow_up: str = "") -> QuestionSpec:
+#: a follow-up that asks what the previous question asked, about another subject ("And in the Ethiopian
+#: crash?", "What about RoBERTa?"): it starts with a connective
+_ELLIPTIC = re.compile(r"^\s*(and|what about|how about|but|or|same for)\b", re.I)
+
+
+def analyze(question: str, terms_of, follow_up: str = "", previous: str = "") -> QuestionSpec:
     """The spec of ``question``; ``terms_of(text)`` turns text into terms (the BM25 analyzer).
     ``follow_up``: the words a rewrite appended to ``question`` from the conversation ("What changed in
-    it? Orbit 2.0 contributors"): its names are the subject's, its other words only context."""
+    it? Orbit 2.0 contributors"): its names are the subject's, its other words only context.
+    ``previous``: the question it continues. An elliptic follow-up ("And in the Ethiopian Airlines
+    accident?") asks what ``previous`` asked ("How many people were killed …": a number) about the
+    subject it names itself: the previous question's names are then its context, not its subject."""
     tail = follow_up and question.endswith(follow_up)
     own = question[: len(question) - len(follow_up)] if tail else question
     added = question[len(own) :]
+    elliptic = bool(added and previous and _ELLIPTIC.match(own))
     stop = terms_of(" ".join(_QUESTION_WORDS))
     content = {t for t in terms_of(question) if t not in stop}
     names = [w for w in re.findall(r"\w+", own)[1:] if NAME.fullmatch(w)]
     names += [a or b for a, b in _QUOTED.findall(own)]
     names += [m.group(1) or m.group(0) for m in _IDENT.finditer(own)]
     referents = [w for w in re.findall(r"\w+", added) if NAME.fullmatch(w)]
+    if elliptic and names:
+        referents = []  # it names its own subject: the previous one's names are replaced, not kept
     names += referents
     name_terms = {t for t in terms_of(" ".join(names))} & content
     context = frozenset(terms_of(added) - terms_of(own) - name_terms) & content
-    literals = frozenset(re.findall(r"\d[\d.,]*", question))
+    replaced = elliptic and bool(names) and not referents
+    literals = frozenset(re.findall(r"\d[\d.,]*", own if replaced else question))
     focus = " ".join([own.strip(), *referents]) if added else question
-    return QuestionSpec(
-        question, expected_kind(own), frozenset(content), frozenset(name_terms), literals, context, focus
-    )
+    if replaced:  # what is asked comes from the previous question, without its subject
+        focus = " ".join(
+            [own.strip(), *(w for w in added.split() if not NAME.fullmatch(w) and not w.isdigit())]
+        )
+    kind = expected_kind(own)
+    if elliptic and kind == "any":
+        kind = expected_kind(previous)  # "And in 2019?" after "How many …?": a number again
+    return QuestionSpec(question, kind, frozenset(content), frozenset(name_terms), literals, context, focus)

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.llms.extractive.question import QuestionSpec
+from ragkit.llms.extractive.signals import margin, names_in_text, qualifiers, rarest_found
 from ragkit.llms.extractive.units import MONTHS, Unit, person_names
 
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,.]*(?:\s?(?:[kKMB%]|ms|s|GB|MB|KB|octets|bytes|pixels|hours|days|"
@@ -301,6 +302,10 @@ def choose(
     if spec.expects == "code":
         code = next((s for s in scored[:8] if s.unit.kind == "code" and s.score >= 0.6 * best.score), None)
         best = code or best
+    if spec.expects in FRONT_KINDS and not best.unit.front and "author" in spec.text.lower():
+        # "who wrote …" about a document: its byline answers, over a name its body happens to hold
+        front = next((s for s in scored[:8] if s.unit.front and s.kind and s.score >= 0.8 * best.score), None)
+        best = front or best
     chosen = [best]
     if spec.expects == "date" and not best.kind and best.unit.kind == "sentence":
         # the date on a line of its own just before the sentence on the topic (a transcript's or a
@@ -358,5 +363,10 @@ def choose(
         "missing_terms": [as_asked(t, spec.text, terms_of) for t in missing[:5]],
         **({"missing_subject": True} if off_subject else {}),
         **({"only_subject": True} if only_subject else {}),
+        # what the answer confidence reads beside the above (ragkit.pipeline.answer_confidence)
+        **qualifiers(spec, text),
+        "names_in_text": names_in_text(spec, text, terms_of),
+        "margin": margin(chosen, scored),
+        "rarest_found": rarest_found(spec, weight, found),
     }
     return Choice(chosen, round(min(max(value, 0.0), 1.0), 4), inputs)

@@ -26,6 +26,7 @@ _PERSON = re.compile(
     r"\b(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]\.)\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 )
 _WORD = re.compile(r"\w+")
+_CAPS_BYLINE = re.compile(r"\b[Bb]y\s+([A-Z][A-Z'-]+(?:\s+[A-Z]\.)?\s+[A-Z][A-Z'-]+)\b")
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,20 @@ class Unit:
     context: str = ""
     sources: tuple[int, ...] = field(default=())
     front: bool = False
+
+
+def header_end(text: str, table: tuple[int, int, int]) -> int:
+    """Where a table's body starts: after its header, and after the rows right under it with no digit
+    when the rows further down have some (a header set on two lines: "Model | Full | Subset" over
+    "| P | R | F1 |")."""
+    _, body, end = table
+    rows = [(m.start() + body, m.end() + body) for m in re.finditer(r"[^\n]+", text[body:end])]
+    if not any(re.search(r"\d", text[a:b]) for a, b in rows):
+        return body
+    for a, b in rows:
+        if re.search(r"\d", text[a:b]):
+            return a
+    return body
 
 
 def furniture(pages: Sequence[str]) -> frozenset[str]:
@@ -108,6 +123,8 @@ def person_names(text: str, common: frozenset[str] | set[str] = frozenset()) -> 
         words = [w.lower() for w in re.findall(r"[A-Za-z]{2,}", m.group(0))]
         if not all(w in common for w in words):
             out.append(m.group(0))
+    # a news byline sets the name in capitals ("By JEFFREY GETTLEMAN")
+    out += [m.group(1) for m in _CAPS_BYLINE.finditer(text)]
     return out
 
 
@@ -238,7 +255,9 @@ def _units_of(
             if raw.lstrip().startswith("|"):
                 table = next((t for t in regions if t[0] <= s <= t[2]), None)
                 if table is not None and s >= table[1]:
-                    out.append(Unit(n, 0, raw.strip(), "row", text[table[0] : table[1]], context, (n,)))
+                    body = header_end(text, table)
+                    if s >= body:  # a header's second line ("Category | P | R | F1") is no answer
+                        out.append(Unit(n, 0, raw.strip(), "row", text[table[0] : body], context, (n,)))
                 continue
             raw = strip_furniture(raw, furn)
             if not raw.strip():
