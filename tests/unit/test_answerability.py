@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ragkit.pipeline.answerability import RESCUE, Answerability, decide, from_llm
 
-
 #: what the reader measures over a passage that answers: every key term, the kind asked for, a clear margin
 STRONG = dict(coverage=1.0, cosine=0.8, kind_found=True, margin=0.6, same_document=1.0)
 #: and over one that does not: few key terms, a weak cosine, no margin over the next candidate

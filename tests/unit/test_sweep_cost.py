@@ -10,6 +10,7 @@ import pytest
 from ragkit.evaluation.datasets.loaders import BeirDataset
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.runs.beir import dataset_index
+from ragkit.evaluation.runs.config_run import embedder_key
 from ragkit.evaluation.sweep import cost as cost_mod
 from ragkit.evaluation.sweep.cost import CONFIRM_SETUPS, cost_lines, estimate_cost
 from ragkit.evaluation.sweep.grid import Grid
@@ -52,6 +53,11 @@ RATES = {"bm25": 0.01, "dense": 0.02, "hybrid": 0.03}
 SETUP = {"bm25": 0.1, "dense": 0.2, "hybrid": 0.3}
 
 
+def faked(sweep: Sweep, fake: FakeEmbedder) -> dict:
+    """The sweep's embedders: the fake, under the key of every candidate's model and backend."""
+    return {embedder_key(c.config): fake for c in sweep.candidates}
+
+
 def plant_rates(root: Path) -> None:
     rates = {
         question_rate_name(f"retrieval · {r}"): rate(s, "s per question", "planted") for r, s in RATES.items()
@@ -71,7 +77,7 @@ def test_the_cost_counts_set_ups_indexes_and_evaluations_on_a_planted_grid(tmp_p
     dataset_index(qs.name, docs, small, fake, tmp_path)  # the 200-character index is built already
     plant_rates(tmp_path)
     sweep = Sweep(qs, Grid.from_dict(GRID), "ndcg@10", index_root=tmp_path)
-    cost = estimate_cost(sweep, {MODEL: fake}, probe=False)
+    cost = estimate_cost(sweep, faked(sweep, fake), probe=False)
     # 3 retrievers × 2 chunkings × 2 k1 = 12 combinations; dense reads no k1: 2 merged
     assert (cost["combinations"], cost["candidates"], cost["merged_duplicates"]) == (12, 10, 2)
     assert cost["questions"] == 40 and (cost["n_selection"], cost["n_holdout"]) == (28, 12)
@@ -105,11 +111,11 @@ def test_a_rate_never_measured_makes_the_estimate_a_lower_bound_and_the_probe_me
     qs, fake = beir(), FakeEmbedder(MODEL)
     grid = {"base": {"embedding_model": MODEL}, "vary": {"retriever": ["bm25", "dense"]}}
     sweep = Sweep(qs, Grid.from_dict(grid), "ndcg@10", index_root=tmp_path)
-    blind = estimate_cost(sweep, {MODEL: fake}, probe=False)
+    blind = estimate_cost(sweep, faked(sweep, fake), probe=False)
     assert blind["lower_bound"] and "questions of retrieval · dense" in blind["not_estimated"]
     said = "\n".join(cost_lines(blind))
     assert "at least" in said and "never measured here yet" in said
-    probed = estimate_cost(sweep, {MODEL: fake}, probe=True)
+    probed = estimate_cost(sweep, faked(sweep, fake), probe=True)
     kept = load_rates(tmp_path)  # what the probe measured is kept for the next estimate
     assert question_rate_name("retrieval · dense") in kept and CHUNK_RATE in kept
     assert kept[question_rate_name("retrieval · dense")]["source"].startswith("probe")

@@ -84,6 +84,11 @@ def calibration_summary(per_q: dict[str, dict[str, Any]]) -> dict[str, Any] | No
     return out
 
 
+def embedder_key(config: PipelineConfig) -> tuple[str, str]:
+    """Where ``embedders`` keeps the config's embedder: by model and backend (they never share vectors)."""
+    return config.embedding_model, config.embedding_backend
+
+
 def embedder_for(config: PipelineConfig, embedders: dict[Any, Any]) -> Any:
     """The config's embedder from ``embedders`` (by model and backend), made and kept there on first use."""
     return shared_embedder(embedders, config.embedding_model, config.embedding_backend)

@@ -20,7 +20,7 @@ from typing import Any
 
 from ragkit.core.hashing import sha256_text
 from ragkit.evaluation.runs.beir import dataset_index_cached, dataset_index_path
-from ragkit.evaluation.runs.config_run import embedder_for
+from ragkit.evaluation.runs.config_run import embedder_for, embedder_key
 from ragkit.evaluation.sweep.candidates import reads_vectors, work_kind
 from ragkit.evaluation.sweep.rates import (
     CHUNK_RATE,
@@ -92,7 +92,9 @@ def plan_indexes(sweep: Any, embedders: dict) -> tuple[list[IndexPlan], float | 
         emb = embedder_for(config, embedders)
         model = emb if vectors else TEXT_ONLY
         chunker = make_chunker(config.chunker, **config.chunker_params)
-        label = f"{_chunker_text(chunker)} · {emb.model_id.split('/')[-1] if vectors else 'text only'}"
+        backend = f" ({emb.backend})" if getattr(emb, "backend", None) else ""  # two backends, two indexes
+        vectors_of = emb.model_id.split("/")[-1] + backend if vectors else "text only"
+        label = f"{_chunker_text(chunker)} · {vectors_of}"
         if qset.collection is None:
             key = f"{chunker.name}-{chunker.key()}-{model.cache_key}"
         else:
@@ -179,7 +181,7 @@ def _probe(
     new: dict[str, dict[str, Any]] = {}
     if CHUNK_RATE not in rates and chunk_rate:
         new[CHUNK_RATE] = rate(chunk_rate, "characters per s", f"probe: {SAMPLE_DOCS} documents chunked")
-    for config in {c.config.embedding_model: c.config for c in sweep.candidates}.values():
+    for config in {embedder_key(c.config): c.config for c in sweep.candidates}.values():
         emb = embedder_for(config, embedders)
         todo = [
             t

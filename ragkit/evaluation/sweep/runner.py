@@ -9,7 +9,7 @@ resumes where it stopped and a finished one re-runs in place without asking anyt
 
 Work is done once: a candidate's runner (its index and models) is built only when it first has a
 question to answer; indexes are cached per (corpus, chunker, model) and shared by every retriever over
-them, and embedders are shared by model.
+them, and embedders are shared by model and backend.
 
 The race runs on the selection part of the questions; when it ends, the set-ups it kept answer the
 held-out part, which it never saw (:mod:`ragkit.evaluation.sweep.holdout`).
@@ -27,6 +27,7 @@ from ragkit.core.progress import DETAIL, Progress
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.metrics.comparisons import check_primary, default_primary
 from ragkit.evaluation.metrics.names import LOWER_IS_BETTER
+from ragkit.evaluation.runs.config_run import embedder_key
 from ragkit.evaluation.runs.evaluate import failure
 from ragkit.evaluation.sweep import checkpoint
 from ragkit.evaluation.sweep.candidates import (
@@ -246,7 +247,7 @@ class Sweep:
         try:
             runner = self.runners.get(key)
             if runner is None:
-                emb = self.embedders.get(cand.config.embedding_model)
+                emb = self.embedders.get(embedder_key(cand.config))
                 embedded, t0 = getattr(emb, "new_embeddings", 0), time.perf_counter()
                 extra: dict[str, Any] = {}
                 if progress is not None:  # building an index (chunk, embed) can take minutes: say so
@@ -258,7 +259,7 @@ class Sweep:
                 runner = self.runners[key] = self.make_runner(
                     self.qset, cand.config, self.embedders, self.index_root, **extra
                 )
-                emb = self.embedders.get(cand.config.embedding_model)
+                emb = self.embedders.get(embedder_key(cand.config))
                 self.timing["builds"].append(
                     {
                         "candidate": key,
