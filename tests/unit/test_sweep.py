@@ -160,6 +160,29 @@ def test_building_a_set_ups_index_reports_its_stages_named_by_the_set_up(tmp_pat
     make(tmp_path=tmp_path, budget=5).run(checkpoint=False)
 
 
+def test_a_set_ups_build_counts_the_chunks_its_own_backends_embedder_embedded(tmp_path):
+    """Embedders are kept by model and backend (as the app and the runners make them): a build's new
+    embeddings, which the embedding rate rests on, are read from the embedder the set-up used."""
+    from ragkit.evaluation.runs.config_run import embedder_for, embedder_key
+    from tests.conftest import FakeEmbedder
+
+    class Embedding(PlantedRunner):
+        def __init__(self, qs, config, embedders, index_root, **judging):
+            super().__init__(qs, config, embedders, index_root, **judging)
+            if config.retriever != "bm25":
+                embedder_for(config, embedders).embed([f"{config.name} chunk {i}" for i in range(3)])
+
+    grid = {"base": {"embedding_backend": "onnx-int8"}, "vary": {"retriever": ["bm25", "dense"]}}
+    s = make(grid, tmp_path=tmp_path, budget=2)
+    fake = s.embedders[embedder_key(s.candidates[0].config)] = FakeEmbedder()
+    s.make_runner = Embedding
+    s.run(checkpoint=False)
+    assert embedder_key(s.candidates[0].config)[1] == "onnx-int8"
+    built = {b["candidate"]: b["new_embeddings"] for b in s.timing["builds"]}
+    assert built == {c.key: (0 if c.config.retriever == "bm25" else 3) for c in s.candidates}
+    assert fake.new_embeddings == 3
+
+
 def resume_and_run(tmp_path, holdout=0.0):
     """What ``ragkit sweep`` and *Start sweep* do with the same grid: load the checkpoint, then race."""
     sweep = Sweep(
