@@ -12,6 +12,7 @@ from ragkit.core.errors import RagkitError
 
 def add_commands(sub: Any) -> None:
     from ragkit.evaluation.metrics.judge import judge_backends
+    from ragkit.evaluation.sweep.holdout import DEFAULT_SHARE
 
     p = sub.add_parser(
         "sweep",
@@ -19,8 +20,9 @@ def add_commands(sub: Any) -> None:
         description="Every set-up of the grid answers a first batch of questions; after each further "
         "batch the set-ups significantly worse than the best (Friedman gate, paired test against the "
         "best corrected for the comparisons, alpha split across the looks) are dropped. The result "
-        "names every set-up not significantly worse than the best. Interrupted sweeps resume: run the "
-        "same command again.",
+        "names every set-up not significantly worse than the best, and re-scores them on questions held "
+        "out of the race (the winner's score on the questions that picked it is optimistic). The cost is "
+        "printed before anything runs. Interrupted sweeps resume: run the same command again.",
     )
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument(
@@ -54,7 +56,18 @@ def add_commands(sub: Any) -> None:
     )
     p.add_argument("--batch", type=int, default=None, help="questions between looks (default: --first-batch)")
     p.add_argument("--limit", type=int, default=None, help="only N questions (a seeded random sample)")
-    p.add_argument("--seed", type=int, default=0, help="the question order's seed")
+    p.add_argument("--seed", type=int, default=0, help="the question order's and the held-out split's seed")
+    p.add_argument(
+        "--holdout-share",
+        type=float,
+        default=DEFAULT_SHARE,
+        help="share of the questions held out of the race to re-score the best set on (stratified by "
+        f"document; default {DEFAULT_SHARE:g}; 0: race and report on the same questions)",
+    )
+    p.add_argument(
+        "--yes", action="store_true", help="start without asking when the cost is over the limit (scripts)"
+    )
+    p.add_argument("--cost-only", action="store_true", help="print what the sweep would cost, run nothing")
     p.add_argument("--budget", type=int, default=None, help="stop after this many question evaluations")
     p.add_argument(
         "--max-latency-ms", type=float, default=None, help="drop set-ups whose p50 latency exceeds this"
@@ -83,9 +96,11 @@ def add_commands(sub: Any) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from ragkit.evaluation.datasets.questionsets import load_question_set
+    from ragkit.evaluation.sweep.checkpoint import save_sweep
+    from ragkit.evaluation.sweep.cost import cost_lines, estimate_cost
     from ragkit.evaluation.sweep.grid import Grid
-    from ragkit.evaluation.sweep.runner import Sweep, save_sweep
-    from ragkit.evaluation.sweep.summary import sweep_csv, sweep_markdown
+    from ragkit.evaluation.sweep.report import sweep_csv, sweep_markdown
+    from ragkit.evaluation.sweep.runner import Sweep
 
     grid = Grid.load(args.grid)
     collection = None
@@ -111,21 +126,21 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         step=args.batch,
         limit=args.limit,
         seed=args.seed,
+        holdout=args.holdout_share,
         budget=args.budget,
         max_latency_ms=args.max_latency_ms,
         max_index_mb=args.max_index_mb,
         judge=_judge(args, grid),
         index_root=args.index_root,
     )
-    est = sweep.estimate()
-    say(
-        f"{est['candidates']} set-ups ({est['merged_duplicates']} duplicates merged) × {len(sweep.items)} "
-        f"questions = {est['evaluations_full']} question evaluations for the full grid; metric {sweep.metric}"
-    )
-    if est["llm_calls_max"]:
-        say(f"at most {est['llm_calls_max']} LLM calls, about {est['tokens_max_estimate']:,} tokens")
-    if est["judge_calls_max"]:
-        say(f"at most {est['judge_calls_max']} judge calls ({sweep.judge.model_id} grading {sweep.metric})")
+    cost = estimate_cost(sweep)
+    say(f"metric {sweep.metric}")
+    for line in cost_lines(cost):
+        say(line)
+    if args.cost_only:
+        return 0
+    if cost["confirm"] and not _confirmed(args, cost["confirm"]):
+        return 2
     if not args.fresh and (loaded := sweep.resume()):
         say(f"resuming: {loaded} question evaluations measured earlier")
     result = run_interruptible(lambda progress, stop: sweep.run(progress, stop))
@@ -141,6 +156,18 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     write_file(args.csv_out, lambda f: f.write(sweep_csv(result)))
     write_file(args.report, lambda f: f.write(report))
     return 130 if result["status"] == "cancelled" else 0
+
+
+def _confirmed(args: argparse.Namespace, why: list[str]) -> bool:
+    """A grid over the limit starts with ``--yes``, or when the person at the terminal says so."""
+    if args.yes:
+        return True
+    reason = "; ".join(why)
+    if not sys.stdin.isatty():
+        say(f"not started: {reason}. Narrow the grid, or pass --yes to start it anyway")
+        return False
+    answer = input(f"{reason}. Start it? [y/N] ").strip().lower()
+    return answer in ("y", "yes")
 
 
 def _judge(args: argparse.Namespace, grid: Any) -> Any:

@@ -19,6 +19,8 @@ from ragkit.core.errors import ConfigError
 #: the kinds of value an option holds; ``str?`` is a string or None, ``any`` is checked by ``validate``
 KINDS = ("int", "int?", "float", "bool", "str", "str?", "choice", "any")
 MAX_STR = 2000
+#: how the sweep form offers an option (see :attr:`Option.sweep`)
+SWEEP_ROLES = ("auto", "main", "more", "no")
 #: an option whose ``legacy`` is not set: a config from before it meant its default
 NO_LEGACY: Any = type("NoLegacy", (), {"__repr__": lambda self: "NO_LEGACY"})()
 
@@ -111,6 +113,11 @@ class Option:
             search engine): the environment variable its administrator sets it with. In the app a
             visitor's value must be that one or pass the fetch policy (no server-side request forgery
             through a settings field).
+        suggest: values a sweep over this setting usually tries (the sweep form offers them).
+        typical: the range where good values usually lie (BM25's k1: 0.9-2.0), said beside the allowed one.
+        sweep: how the sweep form offers it: ``main`` (with the first choices), ``more`` (under more
+            dimensions), ``no`` (a sweep over it measures nothing: same scores, or not a setting), or
+            ``auto``: decided from its kind and group (:mod:`ragkit.app.sweep_form`).
     """
 
     name: str
@@ -133,11 +140,16 @@ class Option:
     needs: str | None = None
     placeholder: str = ""
     service_env: str | None = None
+    suggest: tuple[Any, ...] = dc_field(default=(), compare=False)  # values may be dicts (unhashable)
+    typical: tuple[float, float] | None = None
+    sweep: str = "auto"
     legacy: Any = dc_field(default=NO_LEGACY, compare=False)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ConfigError(f"option {self.name}: unknown kind {self.kind!r}")
+        if self.sweep not in SWEEP_ROLES:
+            raise ConfigError(f"option {self.name}: sweep must be one of {SWEEP_ROLES}, got {self.sweep!r}")
 
     @property
     def key(self) -> str:

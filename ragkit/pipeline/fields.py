@@ -30,7 +30,7 @@ LABELS = (
 
 #: the pipeline's own settings (no component reads them)
 PIPELINE = (
-    Option("top_k", "int", 5, 1, 1000, field="top_k", label="Top-k chunks",
+    Option("top_k", "int", 5, 1, 1000, field="top_k", label="Top-k chunks", suggest=(3, 5, 10), sweep="main",
            help="how many chunks the answer is written from (and retrieval metrics are cut at)"),
     Option("history_turns", "int", 5, 0, 1000, field="history_turns", widget="none",
            help="conversation turns a follow-up question is read with"),

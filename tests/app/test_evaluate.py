@@ -261,17 +261,23 @@ def test_a_simpleqa_csv_as_published_runs_on_the_page(app, tmp_path):
 
 
 def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, monkeypatch):
-    """The Sweep tab: a grid from the declared options, raced on a question file; the best within
-    noise named, the sweep saved, a set-up loaded into A; a bad grid value is a message."""
+    """The Sweep tab: a grid built in the form (from the declared options), its cost before it runs,
+    raced on a question file too small to hold questions out (and said so); the best within noise named,
+    the sweep saved, a set-up loaded into A; a bad grid value is a message."""
     at = open_evaluate(app)
     at.radio(key="sweep_source").set_value("path").run()
     at.text_input(key="sweep_path").set_value(str(question_file)).run()
-    assert at.multiselect(key="sweep_vary_retriever").value == ["bm25", "dense", "hybrid"]
+    assert at.multiselect(key="sweep_vary_retriever").value == []  # nothing varied until asked
+    at.multiselect(key="sweep_vary_retriever").set_value(["bm25", "dense", "hybrid"]).run()
     at.text_input(key="sweep_vary_top_k").set_value("3, x").run()
     assert "values of top_k" in texts(at.error)
     at.text_input(key="sweep_vary_top_k").set_value("3, 5").run()
     assert not at.error, texts(at.error)
     assert "**6 set-ups**" in texts(at.caption)
+    before = texts(at.markdown)
+    assert "6 set-ups from 6 combinations · 3 questions" in before
+    assert "At most 18 question evaluations" in before
+    assert "known only after the race" in before and "Time on this machine" in before
     # a judge's metric asks for the judge; without its key the start is a message, nothing runs
     monkeypatch.delenv("GROQ_API_KEY", raising=False)
     at.selectbox(key="sweep_metric").set_value("faithfulness").run()
@@ -289,6 +295,9 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, mo
     assert result["finished"] and len(result["candidates"]) == 6
     assert result["evaluations_full"] == 6 * 3 and result["metric"] == "ndcg@10"
     assert len(result["best_within_noise"]) == 6  # three questions cannot separate anything
+    # three questions are too few to hold any out: the page says the scores picked the winner themselves
+    assert result["holdout"]["status"] == "too few questions" and result["selection_optimistic"]
+    assert "optimistic" in texts(at.warning)
     assert all(c["index_mb"] > 0 for c in result["candidates"]) and result["settings"]["max_index_mb"] == 1000
     assert any("Not significantly worse than the best: 6" in s for s in texts(at.subheader).split("\n"))
     saved = list((Path(os.environ["RAGKIT_INDEX_ROOT"]) / ".eval" / "sweeps").glob("2*.json"))
@@ -302,6 +311,7 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, mo
     # back empty, so resuming a sweep stopped by the reload meant typing the grid again)
     again = open_evaluate(make_app())
     assert again.text_input(key="sweep_vary_top_k").value == "3, 5"
+    assert again.multiselect(key="sweep_vary_retriever").value == ["bm25", "dense", "hybrid"]
     assert again.radio(key="sweep_source").value == "path"
     assert again.text_input(key="sweep_path").value == str(question_file)
     assert again.number_input(key="sweep_size_ceiling").value == 1000.0
@@ -313,6 +323,24 @@ def test_sweep_tab_races_a_grid_and_loads_a_set_up_into_a(app, question_file, mo
     ws.set_value("sweep_form", {**ws.get("sweep_form"), "finished": False})
     cut = open_evaluate(make_app())
     assert "stopped before its end" in texts(cut.info) and "**6 set-ups**" in texts(cut.caption)
+
+
+def test_an_uploaded_grid_fills_the_form_and_comes_back_out_as_written(app):
+    """*Use this grid*: the form shows the file's grid (its base as written, each value in its control)
+    and the grid the page shows and downloads is the file's."""
+    at = open_evaluate(app)
+    grid = json.loads((ROOT / "bench" / "sweeps" / "scifact_grid_holdout.json").read_text())
+    at.session_state["_sweep_pending_grid"] = grid  # what the button leaves for the next run
+    at.run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="sweep_base").value == "(the uploaded grid's base)"
+    assert at.multiselect(key="sweep_vary_retriever").value == ["bm25", "dense", "hybrid"]
+    assert at.text_input(key="sweep_chunk_size").value == "1000, 100000"
+    assert at.text_input(key="sweep_chunk_overlap").value == "200, 0"
+    assert at.radio(key="sweep_chunk_mode").value.startswith("paired")
+    assert at.text_input(key="sweep_vary_hybrid_weights").value == "1:1, 2:1"
+    assert json.loads(at.code[0].value) == grid
+    assert "**8 set-ups**" in texts(at.caption)
 
 
 def test_sweep_result_opens_compare_with_the_top_two_on_their_differing_questions(app):

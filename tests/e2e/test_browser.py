@@ -399,40 +399,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
     page.wait_for_timeout(500)
     assert shot(page, tmp_path, "evaluate.png").stat().st_size > 10_000
     no_traceback(page)
-    _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path)
     _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path)
-
-
-def _sweep_and_ask_with_the_best(page, main, sidebar, expect, tmp_path) -> None:
-    """A small sweep over the PDF collection's labels (three retrievers × two top-k), the best set-up
-    loaded into A, and a question asked with it on the Ask page."""
-    main.get_by_role("tab", name="Sweep").click()
-    panel = page.get_by_role("tabpanel").filter(has_text="Start sweep")
-    panel.get_by_text("Labels saved with the active collection").click()
-    settle(page)
-    top_k = panel.get_by_label("Top-k chunks (top_k)")
-    top_k.fill("3, 5")
-    top_k.press("Enter")
-    settle(page)
-    expect(panel.get_by_text("6 set-ups").first).to_be_visible()
-    panel.get_by_role("button", name="Start sweep").click()
-    expect(panel.get_by_text("Not significantly worse than the best:").first).to_be_visible()
-    settle(page)
-    no_traceback(page)
-    panel.get_by_text("Not significantly worse than the best:").first.scroll_into_view_if_needed()
-    shot(page, tmp_path, "sweep.png")
-    best = panel.get_by_role("combobox", name="Set-up")
-    picked = best.input_value() if best.count() else ""
-    panel.get_by_role("button", name="Load into A").click()
-    expect(panel.get_by_text("A is now").first).to_be_visible()
-    said = panel.get_by_text("A is now").first.inner_text()
-    retriever = said.removeprefix("A is now ").split(" · ")[0]
-    assert retriever in ("bm25", "dense", "hybrid"), (said, picked)
-    sidebar.get_by_role("link", name="Ask").click()
-    settle(page)
-    expect(main).to_contain_text(f"· {retriever} · extractive ·")
-    ask_tape_question(page, expect)
-    no_traceback(page)
 
 
 def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None:

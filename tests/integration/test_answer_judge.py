@@ -242,7 +242,7 @@ def test_cli_sweep_optimises_a_judge_metric_through_the_groq_sdk(tmp_path):
         tmp_path, "sweep", "--questions", str(qs), "--grid", str(grid), "--metric", "faithfulness",
         "--json", str(out),
     )  # fmt: skip
-    assert "at most 24 judge calls (groq:judge-8b grading faithfulness)" in r.stderr  # 2 set-ups × 6 × 2
+    assert "At most 24 judge calls (groq:judge-8b grading faithfulness)" in r.stderr  # 2 set-ups × 6 × 2
     result = json.loads(out.read_text())
     assert result["metric"] == "faithfulness" and result["settings"]["judge"] == "groq:judge-8b"
     assert 0 < judged <= 24

@@ -11,9 +11,10 @@ from ragkit.core.errors import ConfigError
 from ragkit.evaluation.datasets.loaders import LabelledQuestion
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.runs.config_run import ConfigRun
+from ragkit.evaluation.sweep.checkpoint import list_sweeps, save_sweep
 from ragkit.evaluation.sweep.grid import Grid, effective_config
-from ragkit.evaluation.sweep.runner import Sweep, list_sweeps, save_sweep
-from ragkit.evaluation.sweep.summary import sweep_csv, sweep_markdown
+from ragkit.evaluation.sweep.report import sweep_csv, sweep_markdown
+from ragkit.evaluation.sweep.runner import Sweep
 from ragkit.pipeline.config import PipelineConfig
 
 N = 120
@@ -69,6 +70,8 @@ GRID = {"base": {"top_k": 5}, "vary": {"retriever": ["bm25", "dense", "hybrid"],
 
 
 def make(grid=GRID, tmp_path=None, **kw) -> Sweep:
+    """A sweep over the planted runner; racing on every question unless the test holds some out."""
+    kw.setdefault("holdout", 0.0)
     return Sweep(
         qset(), Grid.from_dict(grid), "ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner, **kw
     )
@@ -157,10 +160,38 @@ def test_building_a_set_ups_index_reports_its_stages_named_by_the_set_up(tmp_pat
     make(tmp_path=tmp_path, budget=5).run(checkpoint=False)
 
 
-def resume_and_run(tmp_path):
+def test_a_set_ups_build_counts_the_chunks_its_own_backends_embedder_embedded(tmp_path):
+    """Embedders are kept by model and backend (as the app and the runners make them): a build's new
+    embeddings, which the embedding rate rests on, are read from the embedder the set-up used."""
+    from ragkit.evaluation.runs.config_run import embedder_for, embedder_key
+    from tests.conftest import FakeEmbedder
+
+    class Embedding(PlantedRunner):
+        def __init__(self, qs, config, embedders, index_root, **judging):
+            super().__init__(qs, config, embedders, index_root, **judging)
+            if config.retriever != "bm25":
+                embedder_for(config, embedders).embed([f"{config.name} chunk {i}" for i in range(3)])
+
+    grid = {"base": {"embedding_backend": "onnx-int8"}, "vary": {"retriever": ["bm25", "dense"]}}
+    s = make(grid, tmp_path=tmp_path, budget=2)
+    fake = s.embedders[embedder_key(s.candidates[0].config)] = FakeEmbedder()
+    s.make_runner = Embedding
+    s.run(checkpoint=False)
+    assert embedder_key(s.candidates[0].config)[1] == "onnx-int8"
+    built = {b["candidate"]: b["new_embeddings"] for b in s.timing["builds"]}
+    assert built == {c.key: (0 if c.config.retriever == "bm25" else 3) for c in s.candidates}
+    assert fake.new_embeddings == 3
+
+
+def resume_and_run(tmp_path, holdout=0.0):
     """What ``ragkit sweep`` and *Start sweep* do with the same grid: load the checkpoint, then race."""
     sweep = Sweep(
-        qset(), Grid.from_dict(GRID), metric="ndcg@10", index_root=tmp_path, runner_factory=PlantedRunner
+        qset(),
+        Grid.from_dict(GRID),
+        metric="ndcg@10",
+        index_root=tmp_path,
+        runner_factory=PlantedRunner,
+        holdout=holdout,
     )
     sweep.resume()
     return sweep.run()
@@ -232,7 +263,7 @@ def test_an_index_size_ceiling_drops_set_ups_before_they_answer_anything(tmp_pat
     assert result["settings"]["max_index_mb"] == 10 and "| index MB |" in sweep_markdown(result)
     # a set-up that answered nothing has no latency and no difference to the best, not "best"
     line = next(x for x in sweep_markdown(result).splitlines() if x.startswith("| dense |"))
-    assert line.startswith("| dense | – | 0 | – | 40.0 | – | dropped after 0 questions")
+    assert line.startswith("| dense | – | 0 | – | – | 40.0 | – | dropped after 0 questions")
     # without a ceiling the sizes are reported all the same, and the ceiling is part of the sweep's identity
     assert make(tmp_path=tmp_path).key() != make(tmp_path=tmp_path, max_index_mb=10).key()
 
@@ -307,7 +338,7 @@ def test_a_ceiling_every_set_up_breaks_ends_the_sweep_with_none_left(tmp_path):
 def test_a_set_up_in_the_best_set_says_why_it_was_kept_in_the_last_looks_terms(tmp_path):
     """Its interval beside the best is one comparison's; the decision was the corrected test: the
     outcome gives p × the last look's comparisons against that look's alpha (or the Friedman gate)."""
-    from ragkit.evaluation.sweep.summary import outcome
+    from ragkit.evaluation.sweep.report import outcome
 
     result = make(tmp_path=tmp_path).run(checkpoint=False)
     last = result["looks"][-1]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from pathlib import Path
 
 import streamlit as st
 
@@ -105,4 +106,20 @@ def pick_question_set(collection, prefix: str) -> Callable[[], QuestionSet]:
             raise RagkitError("give the path of a question set")
         return load_question_set(path.strip(), collection=collection, holdout=holdout)
 
+    load.signature = _signature(source, upload, path, holdout, collection, prefix)  # type: ignore[attr-defined]
     return load
+
+
+def _signature(source: str, upload, path: str, holdout: float, collection, prefix: str) -> tuple | None:
+    """What the loaded set depends on, to keep it between reruns (None: load it every time, for the
+    collection's labels, which change as they are labelled)."""
+    if source == "labels":
+        return None
+    if source == "upload":
+        if upload is None:
+            return None
+        fixes = st.session_state.get(f"{prefix}_fixes", {}).get(_upload_key(upload))
+        return (source, _upload_key(upload), repr(fixes), getattr(collection, "name", None))
+    p = Path(path.strip()) if path.strip() else None
+    stamp = p.stat().st_mtime_ns if p is not None and p.exists() else None
+    return (source, path.strip(), stamp, holdout, getattr(collection, "name", None))

@@ -24,7 +24,7 @@ def eval_root() -> Path:
     return default_root() / ".eval"
 
 
-PAGES = Path(__file__).resolve().parents[2] / "app_pages"
+PAGES = Path(__file__).resolve().parents[2] / "app_pages"  # ui/evaluate/ -> the project root
 
 
 def embedders_for(configs) -> dict:

@@ -34,6 +34,24 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
+def dataset_index_path(
+    name: str, documents: list[Document], chunker: BaseChunker, embedder: Any, root: str | Path
+) -> Path:
+    """Where :func:`dataset_index` keeps the local index of these documents, chunker and model."""
+    # a document's title is kept with it (the reader reads it): a titled corpus keys on titles too
+    corpus_key = config_key(
+        [[d.doc_id, d.sha256, *([d.meta["title"]] if d.meta.get("title") else [])] for d in documents]
+    )[:10]
+    return Path(root) / (
+        f"{_slug(name)}-{chunker.name}-{chunker.key()}-{_slug(embedder.cache_key)}-{corpus_key}"
+    )
+
+
+def dataset_index_cached(path: Path) -> bool:
+    """Whether :func:`dataset_index` finds the index at ``path`` built (it opens it, embedding nothing)."""
+    return IndexStore.exists(path) and (path / "eval_build.json").is_file()
+
+
 def dataset_index(
     name: str,
     documents: list[Document],
@@ -57,17 +75,11 @@ def dataset_index(
         t = time.perf_counter()
         lexical = LexicalStore(documents, chunker)
         return lexical, time.perf_counter() - t, False
-    # a document's title is kept with it (the reader reads it): a titled corpus keys on titles too
-    corpus_key = config_key(
-        [[d.doc_id, d.sha256, *([d.meta["title"]] if d.meta.get("title") else [])] for d in documents]
-    )[:10]
-    local = Path(root) / (
-        f"{_slug(name)}-{chunker.name}-{chunker.key()}-{_slug(embedder.cache_key)}-{corpus_key}"
-    )
+    local = dataset_index_path(name, documents, chunker, embedder, root)
     remote = bool(store) and store.get("kind") != "local"
     path = local.with_name(f"{local.name}-{store['kind']}-{config_key(store)[:6]}") if remote else local
     meta_path = path / "eval_build.json"
-    if IndexStore.exists(path) and meta_path.is_file():
+    if dataset_index_cached(path):
         meta = json.loads(meta_path.read_text())
         return IndexStore.open(path, model_id=embedder.model_id), float(meta["build_s"]), True
     t = time.perf_counter()

@@ -84,7 +84,13 @@ def calibration_summary(per_q: dict[str, dict[str, Any]]) -> dict[str, Any] | No
     return out
 
 
-def _embedder(config: PipelineConfig, embedders: dict[Any, Any]) -> Any:
+def embedder_key(config: PipelineConfig) -> tuple[str, str]:
+    """Where ``embedders`` keeps the config's embedder: by model and backend (they never share vectors)."""
+    return config.embedding_model, config.embedding_backend
+
+
+def embedder_for(config: PipelineConfig, embedders: dict[Any, Any]) -> Any:
+    """The config's embedder from ``embedders`` (by model and backend), made and kept there on first use."""
     return shared_embedder(embedders, config.embedding_model, config.embedding_backend)
 
 
@@ -106,7 +112,7 @@ def index_for(
     """The index this config searches: the set's corpus (cached under ``index_root``; with
     ``vectors=False`` chunks in memory, nothing embedded) or the collection's (with ``vectors=False`` its
     text-only index, as the app builds for BM25 alone)."""
-    emb = _embedder(config, embedders)
+    emb = embedder_for(config, embedders)
     chunker = make_chunker(config.chunker, **config.chunker_params)
     model = emb if vectors else TEXT_ONLY
     if qset.documents is not None or qset.beir is not None:

@@ -12,6 +12,7 @@ from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.datasets.reparse import COUNTS
 from ragkit.evaluation.metrics.names import ANSWER_JUDGE_METRICS, PER_QUESTION_METRICS
 from ragkit.evaluation.runs.config_run import BeirRunner
+from ragkit.index.lexical import needs_vectors
 
 #: what a per-question row keeps besides the metrics (the checkpoint stays small)
 ROW_KEYS = ("latency_ms", "intent", "question", *COUNTS)
@@ -50,6 +51,23 @@ def default_runner(
     from ragkit.evaluation.runs.questions import QuestionRunner
 
     return QuestionRunner(qset, config, embedders, index_root, progress, **judging)
+
+
+def reads_vectors(qset: QuestionSet, config: Any) -> bool:
+    """Whether the index :func:`default_runner` builds for ``config`` holds vectors: every retriever but
+    BM25 alone reads them; BM25 alone searches a text-only index, except over a SQuAD corpus (whose
+    runner keeps the confidence gauge, which needs them)."""
+    return needs_vectors(config) or (qset.kind != "beir" and qset.collection is None)
+
+
+def work_kind(qset: QuestionSet, config: Any, judged: bool = False) -> str:
+    """What one question evaluation of ``config`` does, as far as its time goes: ranking only (a BEIR set)
+    or a whole answer, by which retriever, rerank and LLM (and a judge's grade): the key of its rate."""
+    what = "retrieval" if qset.kind == "beir" else "answers"
+    parts = [what, config.retriever + (" + rerank" if config.rerank else "")]
+    if what == "answers":
+        parts.append(config.llm + (" + judge" if judged else ""))
+    return " · ".join(parts)
 
 
 def judge_metric(metric: str) -> str:

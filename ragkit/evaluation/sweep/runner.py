@@ -9,27 +9,27 @@ resumes where it stopped and a finished one re-runs in place without asking anyt
 
 Work is done once: a candidate's runner (its index and models) is built only when it first has a
 question to answer; indexes are cached per (corpus, chunker, model) and shared by every retriever over
-them, and embedders are shared by model.
+them, and embedders are shared by model and backend.
+
+The race runs on the selection part of the questions; when it ends, the set-ups it kept answer the
+held-out part, which it never saw (:mod:`ragkit.evaluation.sweep.holdout`).
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ragkit import __version__
-from ragkit.core.files import atomic_write
-from ragkit.core.hashing import config_key
 from ragkit.core.progress import DETAIL, Progress
 from ragkit.evaluation.datasets.questionsets import QuestionSet
 from ragkit.evaluation.metrics.comparisons import check_primary, default_primary
 from ragkit.evaluation.metrics.names import LOWER_IS_BETTER
+from ragkit.evaluation.runs.config_run import embedder_key
 from ragkit.evaluation.runs.evaluate import failure
-from ragkit.evaluation.runs.saved import save_record, saved_records
+from ragkit.evaluation.sweep import checkpoint
 from ragkit.evaluation.sweep.candidates import (
     check_judge,
     default_runner,
@@ -39,16 +39,10 @@ from ragkit.evaluation.sweep.candidates import (
     slim_row,
 )
 from ragkit.evaluation.sweep.grid import Candidate, Grid
+from ragkit.evaluation.sweep.holdout import DEFAULT_SHARE, split, stratum
 from ragkit.evaluation.sweep.racing import Drop, Schedule, default_schedule, look
+from ragkit.evaluation.sweep.rates import measured, save_rates
 from ragkit.evaluation.sweep.summary import summarise
-
-#: how questions are scored; a checkpoint scored otherwise is not resumed (2: evidence moved onto each
-#: set-up's reading of the PDFs, :mod:`ragkit.evaluation.datasets.reparse`)
-SCORING = 2
-
-
-def sweeps_dir(index_root: str | Path) -> Path:
-    return Path(index_root) / "sweeps"
 
 
 class Sweep:
@@ -66,6 +60,7 @@ class Sweep:
         step: int | None = None,
         limit: int | None = None,
         seed: int = 0,
+        holdout: float = DEFAULT_SHARE,
         budget: int | None = None,
         max_latency_ms: float | None = None,
         max_index_mb: float | None = None,
@@ -85,9 +80,21 @@ class Sweep:
         self.index_mb: dict[str, float] = {}  # candidate -> its index's size, once its runner is built
         self.embedders = embedders if embedders is not None else {}
         self.make_runner = runner_factory or default_runner
-        self.items = question_order(qset, limit, seed)
+        every = question_order(qset, limit, seed)
+        by_id = {item_id(q): q for q in every}
+        race, held, self.split_status = split(list(by_id), lambda q: stratum(qset, by_id[q]), holdout, seed)
+        self.holdout_share, self.n_questions = holdout, len(every)
+        self.items = [by_id[q] for q in race]  # what the race sees, in the seeded order
+        self.held_items = [by_id[q] for q in held]
+        self.held_ids = set(held)
         self.schedule: Schedule = default_schedule(len(self.items), alpha, racing, first, step)
         self.rows: dict[str, dict[str, dict[str, Any]]] = {c.key: {} for c in self.candidates}
+        self.held_rows: dict[str, dict[str, dict[str, Any]]] = {c.key: {} for c in self.candidates}
+        self.held_failures: list[dict[str, str]] = []
+        # what the work took, for the rates the next estimate rests on (ragkit.evaluation.sweep.cost)
+        self.timing: dict[str, Any] = {"builds": [], "steps": {}}
+        self.index_plans: list[Any] = []  # the indexes as the cost estimate found them, before the run
+        self.estimated: dict[str, Any] | None = None  # what the cost estimate said it would take
         self.drops: dict[str, Drop] = {}
         self.failures: list[dict[str, str]] = []
         self.looks: list[dict[str, Any]] = []
@@ -96,71 +103,40 @@ class Sweep:
         self.status = "new"
         self.elapsed_s = 0.0
 
-    # -- identity and checkpoint -------------------------------------------------------------------------
+    # -- identity and checkpoint (ragkit.evaluation.sweep.checkpoint) ----------------------------------
     def key(self) -> str:
-        """What makes two sweeps the same: grid, question set, metric, schedule, order and budget."""
-        return config_key(
-            {
-                "grid": self.grid.to_dict(),
-                "questions": self.qset.hash,
-                "metric": self.metric,
-                "schedule": self.schedule.to_dict(),
-                "seed": self.seed,
-                "budget": self.budget,
-                "max_latency_ms": self.max_latency_ms,
-                "max_index_mb": self.max_index_mb,
-                "judge": getattr(self.judge, "model_id", None),
-                "n": len(self.items),
-                "scoring": SCORING,
-            }
-        )
+        """What makes two sweeps the same: grid, question set, metric, schedule, order, split and budget."""
+        return checkpoint.sweep_key(self)
 
     def checkpoint_path(self) -> Path:
-        return sweeps_dir(self.index_root) / f"partial-{self.key()[:16]}.json"
+        return checkpoint.sweeps_dir(self.index_root) / f"partial-{self.key()[:16]}.json"
 
     def save_checkpoint(self) -> None:
-        path = self.checkpoint_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        data = {
-            "key": self.key(),
-            "rows": self.rows,
-            "failures": self.failures,
-            "index_mb": self.index_mb,
-            "elapsed_s": self.elapsed_s,
-            "ragkit_version": __version__,
-        }
-        atomic_write(path, lambda f: json.dump(data, f))
+        checkpoint.save(self, self.checkpoint_path())
 
     def resume(self) -> int:
         """Load what an earlier run of the same sweep measured; returns the question evaluations loaded."""
-        path = self.checkpoint_path()
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return 0
-        if data.get("key") != self.key():
-            return 0
-        for k, rows in data.get("rows", {}).items():
-            if k in self.rows:
-                self.rows[k] = rows
-        self.failures = list(data.get("failures", []))
-        self.index_mb.update({k: v for k, v in data.get("index_mb", {}).items() if k in self.rows})
-        self.elapsed_s = float(data.get("elapsed_s", 0.0))
-        return sum(len(r) for r in self.rows.values())
+        return checkpoint.load(self, self.checkpoint_path())
 
     # -- the race ----------------------------------------------------------------------------------------
     def estimate(self) -> dict[str, Any]:
-        """What the full grid costs on these questions (see :meth:`Grid.estimate`), the judge's calls
-        included when the sweep optimises a judge's grade."""
+        """What the full grid costs at most on these questions, held-out ones included (see
+        :meth:`Grid.estimate`), the judge's calls included when the sweep optimises a judge's grade."""
         judged = judge_metric(self.metric) if self.judge is not None else None
-        return self.grid.estimate(len(self.items), self.qset.kind == "beir", judged)
+        return self.grid.estimate(self.n_questions, self.qset.kind == "beir", judged)
 
     def alive(self) -> list[str]:
         failed = {f["config"] for f in self.failures}
         return [c.key for c in self.candidates if c.key not in self.drops and c.name not in failed]
 
     def evaluations_used(self) -> int:
-        return sum(len(r) for r in self.rows.values()) + sum(len(p) for p in self.pending.values())
+        """The race's question evaluations (the held-out re-scoring is counted apart)."""
+        return sum(len(r) for r in self.rows.values()) + sum(
+            1 for p in self.pending.values() for q in p if q not in self.held_ids
+        )
+
+    def holdout_evaluations(self) -> int:
+        return sum(len(r) for r in self.held_rows.values())
 
     def run(
         self,
@@ -191,7 +167,42 @@ class Sweep:
                 break
         else:
             self.status = "questions done"
+        if self.status in ("questions done", "one left") and self.held_items:
+            try:
+                stopped = self._score_held_out(progress, should_stop)
+            finally:
+                self._collect()
+                self.elapsed_s = before + time.perf_counter() - started
+                if checkpoint:
+                    self.save_checkpoint()
+            if stopped:
+                self.status = stopped
+        if checkpoint:  # what this run measured: the next estimate rests on it
+            save_rates(self.index_root, measured(self, self.index_plans))
         return self.result()
+
+    def _score_held_out(
+        self, progress: Progress | None, should_stop: Callable[[], bool] | None
+    ) -> str | None:
+        """The set-ups the race kept answer every held-out question (None, or "cancelled")."""
+        keys = self.alive()
+        failed = {f["config"] for f in self.held_failures}
+        todo = [(k, q) for q in self.held_items for k in keys if item_id(q) not in self.held_rows[k]]
+        for done, (k, q) in enumerate(todo):
+            if self.by_key[k].name in failed or item_id(q) in self.pending.get(k, ()):
+                continue
+            if should_stop is not None and should_stop():
+                return "cancelled"
+            self._step(k, q, -1, progress)
+            failed = {f["config"] for f in self.held_failures}
+            if progress is not None:
+                progress(
+                    f"held-out questions{DETAIL}the {len(keys)} set-ups the race kept, on "
+                    f"{len(self.held_items)} questions it never saw; {self.by_key[k].name}",
+                    done + 1,
+                    len(todo),
+                )
+        return None
 
     def _answer(
         self,
@@ -232,9 +243,12 @@ class Sweep:
 
     def _step(self, key: str, q: Any, li: int, progress: Progress | None = None) -> None:
         cand = self.by_key[key]
+        held = item_id(q) in self.held_ids
         try:
             runner = self.runners.get(key)
             if runner is None:
+                emb = self.embedders.get(embedder_key(cand.config))
+                embedded, t0 = getattr(emb, "new_embeddings", 0), time.perf_counter()
                 extra: dict[str, Any] = {}
                 if progress is not None:  # building an index (chunk, embed) can take minutes: say so
                     extra["progress"] = lambda stage, done, total: progress(
@@ -245,15 +259,31 @@ class Sweep:
                 runner = self.runners[key] = self.make_runner(
                     self.qset, cand.config, self.embedders, self.index_root, **extra
                 )
+                emb = self.embedders.get(embedder_key(cand.config))
+                self.timing["builds"].append(
+                    {
+                        "candidate": key,
+                        "s": time.perf_counter() - t0,
+                        "new_embeddings": getattr(emb, "new_embeddings", 0) - embedded,
+                    }
+                )
                 if self._too_big(key, runner, li):
                     return
+            t0 = time.perf_counter()
             runner.step(q)
+            self._spent(key, time.perf_counter() - t0, 1)
         except Exception as e:
-            self.failures.append(failure(cand.name, f"question {item_id(q)}", e))
+            where = f"{'held-out ' if held else ''}question {item_id(q)}"
+            (self.held_failures if held else self.failures).append(failure(cand.name, where, e))
             self.runners.pop(key, None)
             self.pending.pop(key, None)
             return
         self.pending.setdefault(key, []).append(item_id(q))
+
+    def _spent(self, key: str, seconds: float, questions: int) -> None:
+        """Add to a candidate's measured work: seconds over questions answered (scoring included)."""
+        s, n = self.timing["steps"].get(key, (0.0, 0))
+        self.timing["steps"][key] = (s + seconds, n + questions)
 
     def _too_big(self, key: str, runner: Any, li: int) -> bool:
         """Record the index size a new runner searches; drop the candidate before it answers anything
@@ -277,9 +307,11 @@ class Sweep:
     def _collect(self) -> None:
         """Score what the runners answered since the last look (each runner scores once per look)."""
         for key, qids in list(self.pending.items()):
+            t0 = time.perf_counter()
             per_q = self.runners[key].finish().per_question
+            self._spent(key, time.perf_counter() - t0, 0)
             for qid in qids:
-                self.rows[key][qid] = slim_row(per_q[qid])
+                (self.held_rows if qid in self.held_ids else self.rows)[key][qid] = slim_row(per_q[qid])
         self.pending.clear()
 
     def _decide(self, batch: Sequence[Any], li: int) -> None:
@@ -331,24 +363,3 @@ class Sweep:
     def result(self) -> dict[str, Any]:
         """The sweep as JSON: settings, every candidate, the best within noise, the evaluations used."""
         return summarise(self)
-
-
-def save_sweep(result: dict[str, Any], index_root: str | Path = "indexes/.eval") -> Path:
-    """Write a finished sweep as ``<created>-<id>.json`` under ``<index root>/sweeps/``."""
-    return save_record(sweeps_dir(index_root), result, result["sweep_id"])
-
-
-def list_sweeps(index_root: str | Path = "indexes/.eval") -> list[dict[str, Any]]:
-    """A summary per saved sweep, newest first (checkpoints of unfinished ones are not listed)."""
-    return [
-        {
-            "path": str(p),
-            "sweep_id": r.get("sweep_id"),
-            "created_at": r.get("created_at"),
-            "questions": r.get("question_set", {}).get("name"),
-            "metric": r.get("metric"),
-            "candidates": len(r.get("candidates", [])),
-            "status": r.get("status"),
-        }
-        for p, r in saved_records(sweeps_dir(index_root), "2*.json")
-    ]

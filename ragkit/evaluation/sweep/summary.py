@@ -1,26 +1,26 @@
-"""A sweep's result as JSON (what the CLI writes and the page shows) and its CSV and Markdown exports.
+"""A sweep's result as JSON (what the CLI writes and the page shows).
 
 The result names the *set* of set-ups not significantly worse than the best (not one winner when the
 questions cannot separate them), each candidate's mean and paired interval against the best, the Pareto
 front of quality against p50 latency among the set-ups that answered every question, per-intent means,
-and for every dropped candidate when and by what evidence it left.
+for every dropped candidate when and by what evidence it left, and for the set kept its scores on the
+held-out questions with the optimism of the pick (:mod:`ragkit.evaluation.sweep.holdout`).
 """
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
-import io
 import statistics
 import uuid
 from typing import Any
 
 from ragkit import __version__
-from ragkit.evaluation.datasets.reparse import COUNTS, moved_and_lost, reading_note
+from ragkit.evaluation.datasets.reparse import COUNTS, moved_and_lost
 from ragkit.evaluation.metrics.names import PER_QUESTION_METRICS
 from ragkit.evaluation.metrics.pareto import Point, pareto_front
 from ragkit.evaluation.metrics.stats import compare_paired, mean_ci
 from ragkit.evaluation.runs.beir import latency_summary
+from ragkit.evaluation.sweep.holdout import mean_interval, optimism, split_note
 from ragkit.evaluation.sweep.racing import RESAMPLES
 
 #: how many questions "where the top two differ most" lists
@@ -39,6 +39,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
     ranked = sorted(alive, key=lambda k: (means[k] is None, -sign * (means[k] or 0.0)))
     best = ranked[0] if ranked else None
     failed = {f["config"]: f for f in sweep.failures}
+    held_scored = bool(sweep.held_items) and sweep.status in FINISHED
     candidates = []
     for cand in sweep.candidates:
         k = cand.key
@@ -49,6 +50,7 @@ def summarise(sweep: Any) -> dict[str, Any]:
             "config": cand.config.to_dict(),
             "varied": cand.varied,
             "mean": means[k],
+            **_interval("mean", _scores(rows[k], metric), sweep.seed),
             "questions_evaluated": len(rows[k]),
             "dropped_after": drop.questions if drop is not None else None,
             "drop": {**drop.to_dict(), "sentence": drop.sentence()} if drop is not None else None,
@@ -66,11 +68,15 @@ def summarise(sweep: Any) -> dict[str, Any]:
             "index_mb": sweep.index_mb.get(k),
             **dict(zip(COUNTS, moved_and_lost(rows[k].values()), strict=True)),
         }
+        if k in alive and held_scored:
+            entry.update(_held_out(sweep, k))
         if best is not None and k != best:
             entry["vs_best"] = _versus(rows[best], rows[k], metric, sweep.higher, sweep.seed)
             if k in alive and sweep.looks:
                 entry["vs_best"].update(_last_look(entry["vs_best"], sweep.looks[-1]))
         candidates.append(entry)
+    _rank_held_out(candidates, sweep.higher)
+    winner = next((c for c in candidates if c["config_hash"] == best), {})
     sweep_id = uuid.uuid4().hex[:10]
     created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     return {
@@ -88,8 +94,16 @@ def summarise(sweep: Any) -> dict[str, Any]:
             "kind": sweep.qset.kind,
             "source": sweep.qset.source,
             "hash": sweep.qset.hash,
-            "n": n_items,
+            "n": sweep.n_questions,
+            "n_selection": n_items,
+            "n_holdout": len(sweep.held_items),
         },
+        "holdout": _holdout_block(sweep, held_scored),
+        "optimism": winner.get("optimism"),
+        "optimism_ci_low": winner.get("optimism_ci_low"),
+        "optimism_ci_high": winner.get("optimism_ci_high"),
+        "pick_optimism": _pick_optimism(winner, candidates, sweep.higher),
+        "selection_optimistic": "optimism" not in winner,
         "metric": metric,
         "higher_is_better": sweep.higher,
         "settings": {
@@ -107,16 +121,78 @@ def summarise(sweep: Any) -> dict[str, Any]:
         "best_within_noise": ranked,
         "evaluations_used": sweep.evaluations_used(),
         "evaluations_full": len(sweep.candidates) * n_items,
+        "holdout_evaluations": sweep.holdout_evaluations(),
         "looks": sweep.looks,
         "pareto": _pareto(sweep, alive, metric),
         "top_differences": _top_differences(sweep, ranked[:2], metric),
         "failures": sweep.failures,
         "elapsed_s": round(sweep.elapsed_s, 3),
+        "estimate": sweep.estimated,
     }
 
 
 def _mean(values: list[float]) -> float | None:
     return statistics.fmean(values) if values else None
+
+
+def _scores(rows: dict[str, dict[str, Any]], metric: str) -> list[float]:
+    return [r[metric] for r in rows.values() if r.get(metric) is not None]
+
+
+def _interval(name: str, values: list[float], seed: int) -> dict[str, float | None]:
+    """``<name>_ci_low`` and ``<name>_ci_high``: the mean's bootstrap 95 % interval (None: no values)."""
+    ci = mean_interval(values, seed)
+    return {f"{name}_ci_low": ci[1] if ci else None, f"{name}_ci_high": ci[2] if ci else None}
+
+
+def _held_out(sweep: Any, key: str) -> dict[str, Any]:
+    """A kept set-up on the held-out questions: its mean with its interval, and the optimism of the pick
+    (selection mean minus held-out mean, turned where lower is better) with its interval."""
+    held = _scores(sweep.held_rows[key], sweep.metric)
+    out: dict[str, Any] = {
+        "holdout_n": len(held),
+        "holdout_mean": _mean(held),
+        **_interval("holdout", held, sweep.seed),
+    }
+    opt = optimism(_scores(sweep.rows[key], sweep.metric), held, sweep.higher, sweep.seed)
+    if opt is not None:
+        out |= {"optimism": opt[0], "optimism_ci_low": opt[1], "optimism_ci_high": opt[2]}
+    return out
+
+
+def _rank_held_out(candidates: list[dict[str, Any]], higher: bool) -> None:
+    """Each re-scored set-up's rank among those re-scored by its held-out mean (1: the best)."""
+    scored = [c for c in candidates if c.get("holdout_mean") is not None]
+    for i, c in enumerate(sorted(scored, key=lambda c: -c["holdout_mean"] if higher else c["holdout_mean"])):
+        c["holdout_rank"] = i + 1
+
+
+def _pick_optimism(winner: dict[str, Any], candidates: list[dict[str, Any]], higher: bool) -> float | None:
+    """The optimism the pick itself adds: the winner's lead over the mean of the set-ups re-scored with it
+    on the race's questions, minus its lead on the held-out ones (the two parts' different difficulty,
+    shared by every set-up, cancels; None with fewer than two re-scored)."""
+    kept = [c for c in candidates if c.get("holdout_mean") is not None and c.get("mean") is not None]
+    if len(kept) < 2 or winner.get("holdout_mean") is None:
+        return None
+    lead = winner["mean"] - statistics.fmean(c["mean"] for c in kept)
+    held = winner["holdout_mean"] - statistics.fmean(c["holdout_mean"] for c in kept)
+    return (lead - held) * (1.0 if higher else -1.0)
+
+
+def _holdout_block(sweep: Any, scored: bool) -> dict[str, Any]:
+    """How the questions were split, which were held out, and whether the kept set was re-scored."""
+    status = sweep.split_status
+    if status == "split":
+        status = "scored" if scored else f"not scored: the sweep stopped ({sweep.status})"
+    return {
+        "share": sweep.holdout_share,
+        "seed": sweep.seed,
+        "stratified_by": "document",
+        "status": status,
+        "note": split_note(sweep.split_status, sweep.n_questions, sweep.holdout_share),
+        "question_ids": sorted(sweep.held_ids),
+        "failures": sweep.held_failures,
+    }
 
 
 def _by_intent(rows: dict[str, dict[str, Any]], metric: str) -> dict[str, dict[str, float]]:
@@ -202,138 +278,3 @@ def _top_differences(sweep: Any, top: list[str], metric: str) -> list[dict[str, 
             )
     out.sort(key=lambda d: -d["gap"])
     return [d for d in out if d["gap"] > 0][:TOP_DIFFERENCES]
-
-
-def sweep_csv(result: dict[str, Any]) -> str:
-    """One row per candidate: name, hash, mean, questions, dropped after, p50 latency, in best set."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(
-        [
-            "name",
-            "config_hash",
-            result["metric"],
-            "questions_evaluated",
-            "dropped_after",
-            "p50_latency_ms",
-            "index_mb",
-            "best_within_noise",
-            "varied",
-        ]
-    )
-    for c in result["candidates"]:
-        w.writerow(
-            [
-                c["name"],
-                c["config_hash"],
-                c["mean"],
-                c["questions_evaluated"],
-                c["dropped_after"] or "",
-                c["latency_ms"]["p50"] if c["questions_evaluated"] else "",
-                "" if c.get("index_mb") is None else round(c["index_mb"], 3),
-                c["best_within_noise"],
-                _varied(c["varied"]),
-            ]
-        )
-    return buf.getvalue()
-
-
-def _varied(varied: dict[str, Any]) -> str:
-    return "; ".join(f"{k}={v}" for k, v in varied.items())
-
-
-def table_order(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The candidates as the report and the page list them: the best set first, then by mean."""
-    return sorted(result["candidates"], key=lambda c: (not c["best_within_noise"], -(c["mean"] or 0)))
-
-
-def vs_best_text(candidate: dict[str, Any]) -> str:
-    """The candidate minus the best with its 95 % interval, "best", or "–" when the two share no
-    question (a set-up that left before answering any)."""
-    vs = candidate.get("vs_best")
-    if vs is None:
-        return "best"
-    if not vs.get("n"):
-        return "–"
-    return f"{vs['diff']:+.4f} ({vs['ci_low']:+.4f} to {vs['ci_high']:+.4f})"
-
-
-def p50_text(candidate: dict[str, Any]) -> str:
-    """The median latency in ms, or "–" for a set-up that answered nothing."""
-    return f"{candidate['latency_ms']['p50']:.1f}" if candidate["questions_evaluated"] else "–"
-
-
-def index_mb_text(candidate: dict[str, Any]) -> str:
-    """The index size the set-up searches (texts + vectors), or "–" when it never built one."""
-    mb = candidate.get("index_mb")
-    return "–" if mb is None else f"{mb:.1f}"
-
-
-def outcome(candidate: dict[str, Any]) -> str:
-    """In the best set, or when and why it left the race (its drop, or its failure)."""
-    if candidate["best_within_noise"]:
-        vs = candidate.get("vs_best") or {}
-        if "p_corrected" not in vs:
-            return "in the best set"
-        gate, alpha = vs.get("friedman_p"), vs["alpha"]
-        if gate is not None and gate >= alpha:
-            return f"in the best set (Friedman p = {gate:.2g} ≥ {alpha:.2g}: no evidence the set-ups differ)"
-        if vs["p_corrected"] >= alpha:
-            return (
-                f"in the best set (p = {vs['p_value']:.2g} × {vs['comparisons']} comparisons = "
-                f"{vs['p_corrected']:.2g} ≥ {alpha:.2g})"
-            )
-        return "in the best set (its interval includes 0)"
-    if candidate["drop"]:
-        return candidate["drop"]["sentence"]
-    return (candidate["failure"] or {}).get("error", "stopped")
-
-
-def _fmt(x: float | None) -> str:
-    return "–" if x is None else f"{x:.4f}"
-
-
-def reading_notes(result: dict[str, Any]) -> list[str]:
-    """One note per set-up judged on another reading of the PDFs than the labels' (moved evidence)."""
-    return [
-        reading_note(c["name"], c.get("evidence_moved", 0), c.get("evidence_lost", 0))
-        for c in result["candidates"]
-        if c.get("evidence_moved") or c.get("evidence_lost")
-    ]
-
-
-def sweep_markdown(result: dict[str, Any]) -> str:
-    """The sweep as a Markdown report: verdict, the candidates, the drops, the cost."""
-    metric = result["metric"]
-    by_key = {c["config_hash"]: c for c in result["candidates"]}
-    best = [by_key[k]["name"] for k in result["best_within_noise"]]
-    qs = result["question_set"]
-    lines = [
-        f"# Sweep {result['sweep_id']} — {qs['name']} ({qs['n']} questions), {metric}",
-        "",
-        f"ragkit {result['ragkit_version']} · {result['created_at']} · status: {result['status']} · "
-        f"racing: {'yes' if result['settings']['racing'] else 'no (every set-up on every question)'} · "
-        f"alpha {result['settings']['alpha']:g}",
-        "",
-        f"**Not significantly worse than the best ({len(best)}):** " + ", ".join(best),
-        "",
-        f"Question evaluations: {result['evaluations_used']} of the full grid's {result['evaluations_full']} "
-        f"({100 * result['evaluations_used'] / max(1, result['evaluations_full']):.0f} %).",
-        "",
-        f"| set-up | {metric} | questions | p50 ms | index MB "
-        "| vs best (95 % CI, one comparison) | outcome |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for c in table_order(result):
-        lines.append(
-            f"| {c['name']} | {_fmt(c['mean'])} | {c['questions_evaluated']} | "
-            f"{p50_text(c)} | {index_mb_text(c)} | {vs_best_text(c)} | {outcome(c)} |"
-        )
-    if result["merged_duplicates"]:
-        lines += [
-            "",
-            "Merged (the same set-up): "
-            + "; ".join(f"{d['name']} = {d['same_as']} ({d['why']})" for d in result["merged_duplicates"]),
-        ]
-    lines += [line for note in reading_notes(result) for line in ("", f"> {note}")]
-    return "\n".join(lines) + "\n"

@@ -43,7 +43,7 @@ OPTIONS = (
     Option("chunker", "choice", "sliding", choices=CHUNKERS.names, field="chunker", label="Chunker",
            help="how documents are cut into chunks"),
     Option("chunker_params", "any", {}, field="chunker_params", widget="custom", validate=_check_params,
-           help="the chunker's own settings (see each chunker)"),
+           help="the chunker's own settings (see each chunker)", sweep="main"),
 )  # fmt: skip
 
 __all__ = [

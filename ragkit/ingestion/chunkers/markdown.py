@@ -143,7 +143,7 @@ class MarkdownChunker(BaseChunker):
         options=(
             Option("min_chars", "int", 100, 0, 10_000_000, step=50,
                    help="merge pieces shorter than this into a neighbour"),
-            Option("max_chars", "int", 2000, 0, 10_000_000, step=100,
+            Option("max_chars", "int", 2000, 0, 10_000_000, step=100, suggest=(1000, 2000, 4000),
                    help="window prose longer than this (0: no limit; tables and code stay whole)"),
             Option("overlap", "int", 0, 0, 10_000_000, added_later=True, step=50,
                    help="characters a window of long prose shares with the previous one"),

@@ -116,8 +116,8 @@ class SentenceChunker(BaseChunker):
         "sentence",
         "windows of n sentences inside a paragraph (each table row is a sentence)",
         options=(
-            Option("n", "int", 3, 1, 100_000, flag="--window", help="sentences per chunk"),
-            Option("overlap", "int", 0, 0, 100_000,
+            Option("n", "int", 3, 1, 100_000, flag="--window", help="sentences per chunk", suggest=(2, 3, 5)),
+            Option("overlap", "int", 0, 0, 100_000, suggest=(0, 1),
                    help="characters a window shares with the previous one (sentence: sentences)"),
         ),
     )  # fmt: skip

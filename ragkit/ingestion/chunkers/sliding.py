@@ -17,9 +17,10 @@ class SlidingChunker(BaseChunker):
         "character windows with overlap, never cutting a word shorter than the window",
         options=(
             Option("size", "int", 500, 1, 10_000_000, flag="--chunk-size", step=50,
-                   help="window size in characters"),
+                   help="window size in characters", suggest=(200, 500, 1000)),
             Option("overlap", "int", 100, 0, 10_000_000, step=50,
-                   help="characters a window shares with the previous one (sentence: sentences)"),
+                   help="characters a window shares with the previous one (sentence: sentences)",
+                   suggest=(0, 50, 100)),
         ),
     )  # fmt: skip
 
