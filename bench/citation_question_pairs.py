@@ -87,12 +87,18 @@ def prf(rows: list[tuple[float, bool, bool]], t: float) -> dict:
     tp = sum(s >= t and y for s, y, _ in rows)
     fp = sum(s >= t and not y for s, y, _ in rows)
     fn = sum(s < t and y for s, y, _ in rows)
+    tn = sum(s < t and not y for s, y, _ in rows)
     p = tp / (tp + fp) if tp + fp else 0.0
     r = tp / (tp + fn) if tp + fn else 0.0
+    spec = tn / (tn + fp) if tn + fp else 0.0
     return {
         "precision": round(p, 4),
         "recall": round(r, 4),
         "f1": round(2 * p * r / (p + r), 4) if p + r else 0.0,
+        # the share of non-answering passages it flags; the mean of both recalls (0.5: a coin, or a
+        # check that says every quoted passage answers, as sentence support alone does)
+        "specificity": round(spec, 4),
+        "balanced_accuracy": round((r + spec) / 2, 4),
     }
 
 

@@ -43,9 +43,12 @@ def other_refusal(row: dict) -> bool:
 
 
 def figures(rows: list[dict]) -> dict:
-    """Per rule: AUROC, answerable right, near-topic and off-topic abstained, false abstention."""
+    """The reader's own ceiling (right if it never abstained); per rule: AUROC, answerable right,
+    near-topic and off-topic abstained, false abstention."""
     rows = [r for r in rows if r["variant"] == "asked" and r.get("answerability") is not None]
-    out = {}
+    answerable = [r for r in rows if r["kind"] == "answerable"]
+    out: dict = {"reader_right_never_abstaining": round(
+        sum(bool(r.get("candidate_correct")) for r in answerable) / max(1, len(answerable)), 4)}  # fmt: skip
     for name, (key, threshold) in RULES.items():
         scores = [score(r, key) for r in rows]
         labels = [r["kind"] == "answerable" and bool(r.get("candidate_correct")) for r in rows]

@@ -42,7 +42,7 @@ def render_answer(
     if show_text:
         st.markdown(html, unsafe_allow_html=True)
     if check is not None and check.sentences:
-        warn = check.unsupported or check.off_question
+        warn = check.unsupported
         (st.warning if warn else st.caption)(renumbered_refs(check.summary(), mapping))
     if answer.abstained:
         st.warning(f"Abstained: {answer.abstain_reason}")

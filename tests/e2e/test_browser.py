@@ -333,8 +333,12 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
         main.get_by_label("Question to label").fill(q)
         main.get_by_role("button", name="Find candidates (A ∪ B)").click()
         settle(page)
-        search = main.get_by_label("Search the whole collection (BM25 over every chunk)")
-        expect(search).to_have_count(1)  # the previous question's form is gone (reruns keep stale elements)
+        label = "Search the whole collection (BM25 over every chunk)"
+        # this question's search box is drawn, then the previous question's is gone (reruns keep stale
+        # elements a while, and a late rerun draws the new one beside the old)
+        expect(main.locator(f'input[aria-label="{label}"][value="{q}"]')).to_have_count(1)
+        search = main.get_by_label(label)
+        expect(search).to_have_count(1)
         expect(search).to_have_value(q)
         if needle is None:
             main.get_by_label("…or paste the exact text", exact=False).fill(

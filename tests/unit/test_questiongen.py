@@ -142,6 +142,21 @@ def test_review_edits_moves_evidence_and_rejects():
         apply_review(report, {0: Decision(True, " ", "a", (text[24:],))}, docs)
 
 
+def test_a_quote_across_line_ends_is_unchanged_as_the_review_box_shows_it():
+    """The review box shows each quote on one line: a quote that spans a PDF's line ends comes back as
+    one line, and rejecting (or editing the question) must not read that as a moved quote."""
+    text = "Glaciers carve valleys. The Aletsch Glacier\nis about 23 kilometres\nlong."
+    docs = [Document("g.txt", "g.txt", "x", (Page(1, text),), "txt")]
+    q = GeneratedQuestion("Q one?", "23 kilometres", "factual", (("g.txt", ((1, 24, len(text)),)),),
+                          (text[24:],), (("g.txt", 1, 0, len(text)),), "test")  # fmt: skip
+    shown = (" ".join(text[24:].split()),)  # as the review form's text box holds it
+    decisions = {0: Decision(False, "Q one?", q.answer, shown), 1: Decision(True, "Q two?", q.answer, shown)}
+    out = apply_review(GenerationReport("llm", [q, q]), decisions, docs)
+    assert out.questions[0].status == "rejected" and not out.questions[0].edited
+    assert out.questions[0].evidence == q.evidence
+    assert out.questions[1].question == "Q two?" and out.questions[1].evidence_text == q.evidence_text
+
+
 class _Collection:
     name = "c"
 

@@ -171,7 +171,7 @@ def _edit_one(collection, report: GenerationReport, documents) -> None:
         answer = st.text_input("Gold answer", value=q.answer, disabled=q.absent)
         evidence = st.text_area(
             "Evidence (a quote of the passage; two-passage questions: one per line)",
-            value="\n".join(q.evidence_text),
+            value="\n".join(" ".join(x.split()) for x in q.evidence_text),  # one line per quote
             disabled=q.absent,
         )
         keep = st.radio(

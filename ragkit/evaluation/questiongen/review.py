@@ -24,6 +24,11 @@ class Decision:
     evidence: tuple[str, ...]
 
 
+def _one_line(quotes: Sequence[str]) -> tuple[str, ...]:
+    """Quotes as a one-line-per-quote text box shows them (a quote across a PDF's line ends is one line)."""
+    return tuple(" ".join(x.split()) for x in quotes)
+
+
 def _pages(documents: Sequence[Any]) -> dict[tuple[str, int], str]:
     return {(d.source, p.number): p.text for d in documents for p in d.pages}
 
@@ -35,7 +40,7 @@ def apply(q: GeneratedQuestion, d: Decision, pages: Mapping[tuple[str, int], str
     out = q
     if (d.question.strip(), d.answer.strip()) != (q.question, q.answer):
         out = replace(out, question=d.question.strip(), answer=d.answer.strip(), edited=True)
-    if tuple(x.strip() for x in d.evidence) != tuple(x.strip() for x in q.evidence_text) and not q.absent:
+    if _one_line(d.evidence) != _one_line(q.evidence_text) and not q.absent:
         if len(d.evidence) != len(q.evidence):
             raise RagkitError(f"question {q.qid}: give one evidence quote per passage ({len(q.evidence)})")
         evidence, quotes = [], []

@@ -4,7 +4,8 @@ answers when the reader finds in it the question's key terms and an answer of th
 and no year other than the one asked. It is the question the citation check also asks of every cited
 passage: "the quoted sentence is in the passage" is not "the passage answers the question" (a
 near-topic question's nearest sentence is quoted faithfully and answers nothing). ``ANSWERS`` was
-chosen on dev pairs (``bench/citation_question_pairs.py``)."""
+chosen on dev pairs (``bench/citation_question_pairs.py``); measured on the sealed pairs it is recorded,
+not acted on (see ``ANSWERS``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from typing import Any
 
 #: the answerability from which a passage answers the question: the best mean F1 over the two dev pair
 #: sets (XQuAD 0.585, held-out 0.609 at 0.3; 0.638 and 0.400 at 0.5;
-#: bench/results/citation_question_pairs_dev.json)
+#: bench/results/citation_question_pairs_dev.json). On the sealed test pairs its balanced accuracy is 0.74
+#: on XQuAD but 0.42 on the held-out documents, so the citation check records it and does not warn on it
 ANSWERS = 0.3
 
 
