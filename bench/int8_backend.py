@@ -142,7 +142,7 @@ def own_corpus(target: Path, paragraphs: int) -> int:
     return len(data)
 
 
-def ingest(repeat: int, env: dict[str, str], work: Path, paragraphs: int) -> dict:
+def ingest(repeat: int, env: dict[str, str], work: Path, paragraphs: int, before: Path | None = None) -> dict:
     corpus = work / "xquad_articles"
     n_docs = own_corpus(corpus, paragraphs)
     from ragkit.index.embeddings import Embedder
@@ -150,23 +150,28 @@ def ingest(repeat: int, env: dict[str, str], work: Path, paragraphs: int) -> dic
     t = time.perf_counter()
     Embedder(backend="onnx-int8", cache=False).warm_up()  # the one-time conversion, timed apart
     conversion_s = time.perf_counter() - t
-    runs: dict[str, list[float]] = {b: [] for b in CONFIGS}
+    kinds = [*CONFIGS, *(["before"] if before else [])]
+    runs: dict[str, list[float]] = {b: [] for b in kinds}
     chunks = {}
     for i in range(repeat):
-        for b in CONFIGS:
+        for b in kinds:
             index, cache = work / f"idx-{b}-{i}", work / f"cache-{b}-{i}"
+            flags = [] if b == "before" else ["--embedding-backend", b]  # before: its default (torch)
             cmd = [sys.executable, "-m", "ragkit", "ingest", "--index", str(index), "--no-progress",
-                   "--embedding-backend", b, "--cache-dir", str(cache),
-                   str(EVALDATA / "pdfs"), str(corpus)]  # fmt: skip
+                   *flags, "--cache-dir", str(cache), str(EVALDATA / "pdfs"), str(corpus)]  # fmt: skip
+            run_env = dict(env, PYTHONPATH=str(before)) if b == "before" else env
             t = time.perf_counter()
-            subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=subprocess.DEVNULL)
+            subprocess.run(cmd, cwd=before if b == "before" else ROOT, env=run_env, check=True,
+                           stdout=subprocess.DEVNULL)  # fmt: skip
             runs[b].append(time.perf_counter() - t)
-            chunks[b] = json.loads((index / "manifest.json").read_text())["counts"]
+            chunks[b] = json.loads((index / "manifest.json").read_text()).get("counts")
             shutil.rmtree(index, ignore_errors=True)
             shutil.rmtree(cache, ignore_errors=True)
     out = {b: {"seconds": round(statistics.median(r), 1), "runs": [round(x, 1) for x in r],
                "index": chunks[b]} for b, r in runs.items()}  # fmt: skip
     out["speedup"] = round(out["torch"]["seconds"] / out["onnx-int8"]["seconds"], 2)
+    if before:  # the round's starting point: torch, parsing then embedding
+        out["speedup_over_before"] = round(out["before"]["seconds"] / out["onnx-int8"]["seconds"], 2)
     out["documents"] = {"pdfs": len(list((EVALDATA / "pdfs").glob("*.pdf"))), "xquad_articles": n_docs,
                         "paragraphs_per_article": paragraphs}  # fmt: skip
     out["int8_conversion_s"] = round(conversion_s, 1)
@@ -186,6 +191,8 @@ def main() -> None:
     ap.add_argument("--paragraphs", type=int, default=5, help="XQuAD paragraphs per article document")
     ap.add_argument("--work", default=None, help="keep indexes and the embedding cache here (reused)")
     ap.add_argument("--name", default="int8_backend")
+    ap.add_argument("--before", default=None, help="a checkout of the round's start (git archive 289e23e): "
+                    "its ingest, torch and sequential, joins the alternation")  # fmt: skip
     args = ap.parse_args()
     parts = {p.strip() for p in args.parts.split(",")}
     work = Path(args.work or tempfile.mkdtemp(prefix="ragkit-int8-"))
@@ -198,7 +205,8 @@ def main() -> None:
         out["throughput"] = throughput(args.sample, args.passes)
         print(json.dumps(out["throughput"]), flush=True)
     if "ingest" in parts:
-        out["ingest"] = ingest(args.repeat, env, work, args.paragraphs)
+        before = Path(args.before).resolve() if args.before else None
+        out["ingest"] = ingest(args.repeat, env, work, args.paragraphs, before)
         print(json.dumps(out["ingest"]), flush=True)
     if parts & {"eval", "xquad"}:
         out["xquad"] = eval_run(xquad_beir(work / "xquad"), "xquad", work / "eval", env, args.xquad_limit)
