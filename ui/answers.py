@@ -46,6 +46,11 @@ def render_answer(
         (st.warning if warn else st.caption)(renumbered_refs(check.summary(), mapping))
     if answer.abstained:
         st.warning(f"Abstained: {answer.abstain_reason}")
+        withheld = (answer.trace or {}).get("withheld")
+        if withheld:  # a refusal near the threshold can be judged only against what was held back
+            with st.expander("What the reader would have said (withheld)"):
+                st.caption("Not an answer: held back for the reason above, shown to judge the refusal by.")
+                st.text(withheld)
     elif answer.mode == "rag" and answer.uncited:
         st.warning("Uncited: the answer does not cite any of the sources.")
     if answer.invalid_citations:

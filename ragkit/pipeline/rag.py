@@ -293,7 +293,7 @@ class RagPipeline:
         abstained = reason is not None
         trace = dict(prep.trace)
         if abstained:
-            if text.strip() and not is_fallback(text, (fallback, FALLBACK_ANSWER)):
+            if self._says_something(text):
                 trace["withheld"] = text  # what the backend would have said: kept for evaluation
             text = fallback
         style = self.templates.style
@@ -331,6 +331,10 @@ class RagPipeline:
             answerability=answerability,
             ranking=list(prep.ranking),
         )
+
+    def _says_something(self, text: str) -> bool:
+        """Whether generated text is an answer at all (not empty, not the "I don't know" sentence)."""
+        return bool(text.strip()) and not is_fallback(text, (self.templates.fallback, FALLBACK_ANSWER))
 
     def _decide(self, prep: Prepared, text: str, meta: dict[str, Any]) -> tuple[str | None, Any]:
         """Why to abstain (None: answer) and the answer's answerability."""
@@ -370,6 +374,8 @@ class RagPipeline:
             prep.timings_ms["generate"] = (time.perf_counter() - t) * 1000
             prep.meta = dict(gen.meta)
             reason, _ = self._decide(prep, gen.text, prep.meta)
+            if reason and self._says_something(gen.text):
+                prep.trace["withheld"] = gen.text  # as ask() keeps it: what the reader would have said
             yield self.templates.fallback if reason else gen.text
             return
         # time only the backend's own steps: while a piece is with the consumer (written to the browser)

@@ -57,6 +57,21 @@ def test_ask_page_answers_with_citations_and_gauge(app):
     assert "Citation check (offline: sentence embedding, word overlap and key terms)" in notes
 
 
+def test_a_refusal_shows_what_the_reader_would_have_said(app):
+    """An answer held back by the answer-confidence threshold is not lost: the refusal says why, and
+    the withheld answer is shown apart, marked as not an answer."""
+    app.run()
+    next(s for s in app.sidebar.slider if s.label == "Abstain below answer confidence").set_value(1.0).run()
+    app.switch_page(str(ROOT / "app_pages" / "ask.py")).run()
+    app.chat_input[0].set_value(QUESTION).run()
+    assert not app.exception, app.exception
+    turn = app.chat_message[1]
+    assert "Abstained: the passages do not hold the answer" in texts(turn.warning)
+    assert "Sholes" not in texts(turn.markdown)  # the answer given is "I don't know"
+    held = next(e for e in turn.expander if e.label == "What the reader would have said (withheld)")
+    assert "Sholes" in " ".join(t.value for t in held.text)
+
+
 def test_ask_before_any_upload_says_so(monkeypatch, tmp_path):
     monkeypatch.setenv("RAGKIT_INDEX_ROOT", str(tmp_path / "empty"))
     monkeypatch.chdir(ROOT)
