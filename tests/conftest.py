@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,23 @@ def make_doc(*pages: str, source: str = "doc.txt", doc_id: str = "d0c1d") -> Doc
 
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def write_beir(
+    root: Path, corpus: dict[str, tuple[str, str]], queries: dict[str, str], qrels: dict[str, dict[str, int]]
+) -> Path:
+    """A BEIR folder as ``eval run`` and ``sweep --dataset`` read it: ``corpus`` id → (title, text),
+    ``queries`` id → text, ``qrels`` query id → {document id: score} (the test split)."""
+    (root / "qrels").mkdir(parents=True)
+    (root / "corpus.jsonl").write_text(
+        "".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n" for k, (t, x) in corpus.items())
+    )
+    (root / "queries.jsonl").write_text(
+        "".join(json.dumps({"_id": k, "text": t}) + "\n" for k, t in queries.items())
+    )
+    rows = "".join(f"{q}\t{d}\t{r}\n" for q, rel in qrels.items() for d, r in rel.items())
+    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + rows)
+    return root
 
 
 def run_ragkit(*args: str, timeout: float = 600, **env: str):

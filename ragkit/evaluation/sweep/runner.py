@@ -147,6 +147,14 @@ class Sweep:
         """Race (or, without racing, run every candidate on every question) and return the result."""
         started = time.perf_counter()
         before = self.elapsed_s
+
+        def keep() -> None:
+            """What was measured so far: collected, its time counted, checkpointed."""
+            self._collect()
+            self.elapsed_s = before + time.perf_counter() - started
+            if checkpoint:
+                self.save_checkpoint()
+
         looks = self.schedule.looks()
         self.status = "running"
         for li, upto in enumerate(looks):
@@ -154,10 +162,7 @@ class Sweep:
             try:
                 stopped = self._answer(batch, li, len(looks), progress, should_stop)
             finally:  # also when interrupted (Ctrl-C, a page rerun): keep what was measured
-                self._collect()
-                self.elapsed_s = before + time.perf_counter() - started
-                if checkpoint:
-                    self.save_checkpoint()
+                keep()
             if stopped:
                 self.status = stopped
                 break
@@ -171,10 +176,7 @@ class Sweep:
             try:
                 stopped = self._score_held_out(progress, should_stop)
             finally:
-                self._collect()
-                self.elapsed_s = before + time.perf_counter() - started
-                if checkpoint:
-                    self.save_checkpoint()
+                keep()
             if stopped:
                 self.status = stopped
         if checkpoint:  # what this run measured: the next estimate rests on it
