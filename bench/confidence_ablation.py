@@ -36,10 +36,12 @@ def score(row: dict, key: str | None) -> float:
 
 
 def other_refusal(row: dict) -> bool:
-    """Refused by a rule beside the confidence (a name never mentioned, only the subject found)."""
-    inputs = row.get("answer_inputs") or {}
-    only = inputs.get("only_subject") and inputs.get("expects") in ("number", "date", "person")
-    return bool(inputs.get("missing_subject") or (only and inputs.get("kind_found") is False))
+    """Refused by a rule beside the confidence (a name never mentioned, only the subject found), as
+    :class:`~ragkit.pipeline.answerability.Answerability` decides it."""
+    from ragkit.pipeline.answerability import Answerability
+
+    ans = Answerability(float(row["answerability"]), 0.0, "reader", row.get("answer_inputs") or {})
+    return bool(ans.inputs.get("missing_subject")) or ans.off_the_question
 
 
 def figures(rows: list[dict]) -> dict:

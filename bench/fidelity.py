@@ -97,16 +97,15 @@ def readings(path: Path) -> list[tuple[str, object]]:
     return out
 
 
-def chunk_leaks(doc: object, own: str) -> int:
-    """How many of the document's chunks (the default chunker) hold parser markup: markup the document's
-    own text does not hold (a text file about HTML may show ``<a>`` itself)."""
-    from ragkit.ingestion.chunkers import make_chunker
+def chunk_leaks(chunks: list, own: str) -> int:
+    """How many of the document's chunks hold parser markup: markup the document's own text does not
+    hold (a text file about HTML may show ``<a>`` itself)."""
     from ragkit.ingestion.fidelity import markup_leaks
 
     def made(text: str) -> bool:
         return any(found not in own for _, found in markup_leaks(text))
 
-    return sum(made(c.text) for c in make_chunker("sliding").split(doc))
+    return sum(made(c.text) for c in chunks)
 
 
 def main() -> None:
@@ -115,6 +114,7 @@ def main() -> None:
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
     ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
     args = ap.parse_args()
+    from ragkit.ingestion.chunkers import make_chunker
     from ragkit.ingestion.fidelity import invented_dates
 
     corpus = {d["file"]: d for d in json.loads((HERE / "heldout" / "corpus.json").read_text())}
@@ -140,11 +140,10 @@ def main() -> None:
                 text = ""
             else:
                 text = doc.text  # type: ignore[attr-defined]
+                pieces = make_chunker("sliding").split(doc)  # the default chunker
                 if path.suffix.lower() != ".md":  # a Markdown file's own markup is its text
-                    leaks[label] += chunk_leaks(doc, own)
-                from ragkit.ingestion.chunkers import make_chunker
-
-                chunks[label] += len(make_chunker("sliding").split(doc))
+                    leaks[label] += chunk_leaks(pieces, own)
+                chunks[label] += len(pieces)
                 if own.strip():  # a scan has no text of its own to check dates against
                     invented += [{"file": name, "parser": label, "date": d}
                                  for d in invented_dates(text, own)]  # fmt: skip
