@@ -161,7 +161,7 @@ def _plain_pages(
                     paras = [t for t in numbered.split("\n\n") if t.strip()]
                     blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
             budget.add_text(sum(len(b[4]) for b in blocks))
-            raw_pages.append((blocks, plumber.tables(i) if numbered is None else [], width))
+            raw_pages.append((blocks, plumber.tables(i, page) if numbered is None else [], width))
             if progress:
                 progress(i + 1, doc.page_count)  # type: ignore[attr-defined]
     words = _Hyphenation(b[4] for blocks, _, _ in raw_pages for b in blocks)

@@ -242,7 +242,7 @@ def parse_layout_pages(
                     warnings.append(f"page {i + 1} is too large for the layout engine: its text layer read")
                 laid.append(layout_page(page) if numbered is None else LayoutPage(numbered, ()))
                 typed.append(numbered is None and typewritten(page))
-                found = plumber.tables(i) if numbered is None else []
+                found = plumber.tables(i, page) if numbered is None else []
                 edits.append(ruled_tables(laid[-1], found))
             budget.add_text(len(laid[-1].text))
             if progress:

@@ -99,31 +99,52 @@ def cell_text(
     from pymupdf4llm.helpers import utils
 
     lines: list[str] = []
-    for block in table_blocks:
-        if utils.are_disjoint(block["bbox"], cell):
-            continue
-        for line in block["lines"]:
-            if utils.are_disjoint(line["bbox"], cell):
+    for line in _lines_meeting(table_blocks, cell):
+        text, last_x1, point = "", None, False  # point: the last character had no advance
+        for span in line["spans"]:
+            if utils.are_disjoint(span["bbox"], cell):
                 continue
-            text, last_x1, point = "", None, False  # point: the last character had no advance
-            for span in line["spans"]:
-                if utils.are_disjoint(span["bbox"], cell):
-                    continue
-                for c, x0, x1 in _cell_chars(span, cell, ocrpage):
-                    gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
-                    # a point set with no advance sits inside its number ("11,062.6"), whatever the gaps say
-                    gap = (
-                        gap
-                        and not (x0 == x1 and c in ".,")
-                        and not (c.isdigit() and text[-1:] in ".," and point)
-                    )
-                    text += (" " if gap and not c.isspace() and not text.endswith(" ") else "") + c
-                    last_x1, point = x1, x0 == x1
-            lines.append(" ".join(text.split()))
+            for c, x0, x1 in _cell_chars(span, cell, ocrpage):
+                gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
+                # a point set with no advance sits inside its number ("11,062.6"), whatever the gaps say
+                gap = (
+                    gap and not (x0 == x1 and c in ".,") and not (c.isdigit() and text[-1:] in ".," and point)
+                )
+                text += (" " if gap and not c.isspace() and not text.endswith(" ") else "") + c
+                last_x1, point = x1, x0 == x1
+        lines.append(" ".join(text.split()))
     joined = ""
     for x in (x for x in lines if x):
         joined += ("\n" if line_end_hyphen(joined) else " " if joined else "") + x
     return fractions(joined).replace("|", "\\|") if markdown else fractions(joined)
+
+
+_LINES: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]], Any]] = {}
+
+
+def _lines_meeting(table_blocks: list[dict[str, Any]], cell: Any) -> list[dict[str, Any]]:
+    """The lines of ``table_blocks`` that meet ``cell`` (neither their block nor they lie outside it, common
+    edges counting as outside), in reading order; the boxes are indexed once per list of blocks, so a
+    table of thousands of cells does not test every line for every cell."""
+    import numpy as np
+
+    held = _LINES.get(id(table_blocks))
+    if (
+        held is None
+        or held[0] is not table_blocks
+        or len(held[1]) != sum(len(b["lines"]) for b in table_blocks)
+    ):
+        _LINES.clear()  # one table at a time
+        lines = [(b["bbox"], ln) for b in table_blocks for ln in b["lines"]]
+        boxes = np.array([(*bb, *ln["bbox"]) for bb, ln in lines], dtype=float).reshape(-1, 8)
+        held = (table_blocks, [ln for _, ln in lines], boxes)
+        _LINES[id(table_blocks)] = held
+    _, lines, b = held
+    x0, y0, x1, y1 = (float(cell[k]) for k in range(4))
+    meets = np.ones(len(lines), dtype=bool)
+    for k in (0, 4):  # the block's box, then the line's
+        meets &= (b[:, k] < x1) & (b[:, k + 2] > x0) & (b[:, k + 1] < y1) & (b[:, k + 3] > y0)
+    return [lines[i] for i in np.flatnonzero(meets)]
 
 
 def _words_in(table_blocks: list[dict[str, Any]], box: tuple[float, ...]) -> list[tuple[float, float]]:

@@ -8,6 +8,7 @@ import contextlib
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.ingestion.pdf_spans import WORD_GAP
@@ -45,11 +46,15 @@ class Plumber:
         if self.pdf is not None:
             self.pdf.close()
 
-    def tables(self, i: int) -> list[Block]:
+    def tables(self, i: int, page: Any = None) -> list[Block]:
+        """Page ``i``'s ruled tables; given its PyMuPDF ``page``, a page whose drawings cannot make one
+        cell is not handed to pdfplumber (which parses every character to find its lines)."""
         found: list[Block] = []
         if self.pdf is None or i >= len(self.pdf.pages):
             return found
         try:
+            if page is not None and not may_rule(page):
+                return found
             for table in self.pdf.pages[i].find_tables():
                 # words spaced by their gaps relative to the font size (pdfplumber's fixed 3 pt glued a
                 # small table's words: "Sourcearticles")
@@ -60,6 +65,34 @@ class Plumber:
         except Exception as e:  # one bad page must not lose the others' tables
             self.warnings.append(f"page {i + 1}: table detection failed ({e})")
         return found
+
+
+#: a segment this much off the horizontal is one of pdfplumber's vertical edges (it calls every line
+#: that is not exactly level vertical, then keeps those at least 1 pt tall)
+_LEVEL = 0.5
+
+
+def may_rule(page: Any) -> bool:
+    """Whether a PyMuPDF page's drawings could give pdfplumber's "lines" strategy one table cell: at least
+    two horizontal and two vertical edges among its lines, rectangles and curves (counted generously:
+    a rectangle or quad gives two of each, a curve one of each). A page that cannot is most pages of
+    prose (a paper's booktabs rules are all horizontal), and pdfplumber's parse of it is ~0.1 s wasted."""
+    across = down = 0
+    for path in page.get_cdrawings():
+        for item in path.get("items", ()):
+            kind = item[0]
+            if kind == "l":
+                if abs(item[2][1] - item[1][1]) < _LEVEL:
+                    across += 1
+                else:
+                    down += 1
+            elif kind in ("re", "qu"):
+                across, down = across + 2, down + 2
+            else:  # a curve: its control polygon may hold either
+                across, down = across + 1, down + 1
+            if across >= 2 and down >= 2:
+                return True
+    return False
 
 
 @contextlib.contextmanager
