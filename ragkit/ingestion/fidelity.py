@@ -11,7 +11,7 @@ LEAKS = {
     "html comment": re.compile(r"<!--|-->"),
     "html tag": re.compile(r"</?(?:br|sup|sub|u|mark|span|div|p|td|tr|table|img|a)\b[^>\n]{0,200}>", re.I),
     "emphasis around a symbol": re.compile(r"(?<![\w*])(?:_[^\w\s]{1,3}_|\*\*[^\w\s]{1,3}\*\*)(?![\w*])"),
-    "markdown escape": re.compile(r"\\[\[\]_*#`]"),
+    "markdown escape": re.compile(r"\\[\[\]_*#`<>]"),
     "picture placeholder": re.compile(r"intentionally omitted|picture text", re.I),
 }
 

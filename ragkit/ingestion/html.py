@@ -25,8 +25,8 @@ DATE_META = ("article:published_time", "datepublished", "date", "dc.date", "dc.d
 AUTHOR_META = ("author", "article:author", "dc.creator", "citation_author", "parsely-author")
 SITE_META = ("og:site_name", "application-name")
 #: Markdown escapes the extractor writes ("\\[1\\]", "read\\_bytes"); a table row keeps its "\\|"
-_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~|])")
-_ROW_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!>~])")
+_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>~|])")
+_ROW_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>~])")
 
 
 def _layout_table(table: Any) -> bool:
@@ -122,6 +122,10 @@ def keep_captions(tree: Any) -> int:
         if figure is not None:
             figure.tag = "div"
         cap.tag = "p"
+        for el in [cap, *cap.iterdescendants()]:  # the extractor drops whatever is classed a caption
+            for attr in ("class", "id"):
+                if "caption" in (el.get(attr) or "").lower():
+                    el.attrib.pop(attr)
         n += 1
     return n
 

@@ -71,6 +71,18 @@ def test_an_essay_saved_in_a_layout_table_is_prose_not_a_table_row():
     assert markup_leaks(doc.text) == []
 
 
+def test_code_in_a_web_page_keeps_its_angle_brackets_unescaped():
+    html = (
+        b"<html><body><article><h1>The queue</h1><p>The store consumer polls for tasks with the query"
+        b" below, written once and kept for every poll of the day.</p><p>assoc_status= &amp;&amp; "
+        b"next_timestamp&lt;=time.now()</p><p>Below is the state machine of a task's transitions.</p>"
+        b"</article></body></html>"
+    )
+    text = parse_bytes("queue.html", html).text
+    assert "next_timestamp<=time.now()" in text and markup_leaks(text) == []
+    assert markup_leaks("next_timestamp\\<=time.now()") != []  # the check sees the escape
+
+
 def test_a_word_file_keeps_text_boxes_forms_merged_cells_and_footnotes_but_not_deletions():
     text = parse_bytes("plan.docx", rich_docx()).text
     assert text.count("Badges expire after 90 days.") == 1  # the text box once, not its VML copy too
@@ -109,6 +121,23 @@ def test_a_scanned_image_is_read_by_ocr(tmp_path):
     read = parse_bytes("scan.png", png)
     assert read.kind == "image" and "Shipment 4471 arrived" in read.text
     assert read.warnings[0].startswith("OCR (Tesseract) on page 1;")
+
+
+def test_a_low_resolution_scan_is_enlarged_smoothly_and_read_nearly_whole():
+    import pymupdf
+
+    said = (
+        "It contains 80863 manually annotated pages from diverse data sources to represent a wide "
+        "variability in layouts. For each PDF page, the layout annotations provide labelled bounding "
+        "boxes with a choice of 11 distinct classes, and 1025x1025 pixel images in PNG format."
+    )
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    page.insert_textbox(pymupdf.Rect(20, 20, 380, 180), said, fontsize=8, fontname="tiro")
+    png = page.get_pixmap(dpi=72, colorspace=pymupdf.csGRAY).tobytes("png")  # a 72-dpi scan, small type
+    read = set(parse_bytes("scan.png", png).text.split())
+    # its PDF copy drawn enlarged came out in blocks and lost a third of these words
+    assert sum(w in read for w in said.split()) >= 0.8 * len(said.split())
 
 
 def fixtures() -> list[tuple[str, bytes]]:

@@ -46,3 +46,21 @@ def test_superscripts_and_emphasised_symbols_read_as_the_page_shows_them():
     assert "H2O" in text and "mc2, as shown.[1]" in text and "^ A reference" in text
     assert "**physics**" in text  # emphasis of a word is the page's own
     assert not markup_leaks(text)
+
+
+def test_a_photo_caption_classed_as_a_caption_is_kept():
+    """A news page's figure: its caption is text the page shows, whatever classes the site puts on it."""
+    from ragkit.ingestion.html import html_to_document
+
+    story = b"".join(
+        b"<p>Paragraph %d of the story says that the government plans to reverse its position and lift "
+        b"trade sanctions, officials said late on Thursday, and more words follow here.</p>" % i
+        for i in range(8)
+    )
+    page = (
+        b"<html><body><div class='story-body'><figure class='media photo'><div class='image'>"
+        b"<img src='a.jpg' alt=''></div><figcaption class='caption'><span class='caption-text'>Peacekeepers "
+        b"at a refugee camp in Sudan on Monday.</span></figcaption></figure>" + story + b"</div></body></html>"
+    )
+    text = html_to_document("news.html", page).text
+    assert "Peacekeepers at a refugee camp in Sudan on Monday." in text and "Paragraph 7 of the story" in text
