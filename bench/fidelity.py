@@ -141,8 +141,10 @@ def main() -> None:
             else:
                 text = doc.text  # type: ignore[attr-defined]
                 pieces = make_chunker("sliding").split(doc)  # the default chunker
+                # what OCR read in a picture is what the picture shows (a rule's "AD 2020-**-**"), not markup
+                pictured = "\n".join(p.text[a:b] for p in doc.pages for a, b in p.pictures)  # type: ignore[attr-defined]
                 if path.suffix.lower() != ".md":  # a Markdown file's own markup is its text
-                    leaks[label] += chunk_leaks(pieces, own)
+                    leaks[label] += chunk_leaks(pieces, f"{own}\n{pictured}")
                 chunks[label] += len(pieces)
                 if own.strip():  # a scan has no text of its own to check dates against
                     invented += [{"file": name, "parser": label, "date": d}

@@ -143,6 +143,22 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
     return again if again.confidence * again.words > read.confidence * read.words else read
 
 
+def read_region(
+    page: object, clip: Any, lang: str = "eng", dpi: float = DPI, limits: Limits | None = None
+) -> OcrPage:
+    """OCR of one region of a PyMuPDF page (a picture on a page that has a text layer), rendered in grey at
+    ``dpi`` or less within the pixel cap."""
+    import pymupdf
+
+    exe = tesseract_path()
+    if exe is None:
+        raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
+    dpi = (limits or Limits.from_env()).render_dpi(clip.width, clip.height, dpi)
+    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
+    png = page.get_pixmap(matrix=zoom, clip=clip, colorspace=pymupdf.csGRAY).tobytes("png")  # type: ignore[attr-defined]
+    return parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
+
+
 def parse_tsv(tsv: str) -> OcrPage:
     """Tesseract's TSV (one row per word, with block/paragraph/line numbers and a confidence) as text:
     words joined into lines, paragraphs separated by a blank line."""

@@ -11,11 +11,12 @@ from dataclasses import replace
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
+from ragkit.ingestion.figures import ocr_pictures
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, check_pdf
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
-from ragkit.ingestion.ocr import ocr_pages
+from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
 from ragkit.ingestion.pdf_spans import fractions, picture_spans
@@ -97,7 +98,11 @@ def _parse_pdf(
             pages = _plain_pages(name, doc, data, budget, warnings, progress)
         else:
             raise DocumentError(name, f"unknown PDF parser {parser!r} (one of {', '.join(PDF_PARSERS)})")
+        layered = {p.number for p in pages if not needs_ocr(p.text)}  # the others are OCR'd whole
         pages, more = ocr_pages(doc, pages, ocr, ocr_language, budget)
+        if ocr == "auto" and tesseract_path() is not None:  # pictures of text on pages with a text layer
+            pages, pictured = ocr_pictures(doc, pages, layered, ocr_language, budget)
+            more += pictured
         pages = [_pictures_marked(replace(p, text=join_accents(p.text))) for p in pages]
         warnings += more
     empty = [p.number for p in pages if not p.text.strip()]  # OCR, where it ran, read nothing either

@@ -60,7 +60,9 @@ def test_a_photo_caption_classed_as_a_caption_is_kept():
     page = (
         b"<html><body><div class='story-body'><figure class='media photo'><div class='image'>"
         b"<img src='a.jpg' alt=''></div><figcaption class='caption'><span class='caption-text'>Peacekeepers "
-        b"at a refugee camp in Sudan on Monday.</span></figcaption></figure>" + story + b"</div></body></html>"
+        b"at a refugee camp in Sudan on Monday.</span></figcaption></figure>"
+        + story
+        + b"</div></body></html>"
     )
     text = html_to_document("news.html", page).text
     assert "Peacekeepers at a refugee camp in Sudan on Monday." in text and "Paragraph 7 of the story" in text
