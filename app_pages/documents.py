@@ -27,7 +27,7 @@ cfg = state.config(which)
 left, right = st.columns([3, 2])
 with left, st.form("upload", clear_on_submit=True):
     files = st.file_uploader(
-        "Upload files: PDF, TXT, MD, HTML, DOCX, or question-answer CSV/JSONL",
+        "Upload files: PDF, TXT, MD, HTML, DOCX, scans (PNG, JPG, TIFF), or question-answer CSV/JSONL",
         type=[s.lstrip(".") for s in SUPPORTED_SUFFIXES],
         accept_multiple_files=True,
     )
