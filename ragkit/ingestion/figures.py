@@ -13,6 +13,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from ragkit.core.errors import DocumentError
 from ragkit.core.folding import find_folded
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import PARSE_S_ENV, Budget
@@ -72,7 +73,7 @@ def ocr_pictures(
     """Read the pictures of text on the pages numbered in ``layered`` (those whose own text layer was
     usable: the others were OCR'd whole, pictures and all); the note says which pages gained picture
     text and how sure Tesseract was."""
-    out, read_on, confidences, left = list(pages), [], [], []
+    out, read_on, confidences, left, failed = list(pages), [], [], [], []
     for k, page in enumerate(pages):
         if page.number not in layered:
             continue
@@ -82,7 +83,11 @@ def ocr_pictures(
             if time.monotonic() - budget.started > budget.limits.parse_s * TIME_SHARE:
                 left.append(page.number)  # the document's own text first: never refused for its pictures
                 continue
-            read = read_region(pdf_page, box, ocr_language, dpi, budget.limits)
+            try:
+                read = read_region(pdf_page, box, ocr_language, dpi, budget.limits)
+            except DocumentError as e:  # Tesseract failed or timed out on it: the page keeps its text
+                failed.append(f"a picture on page {page.number} could not be read by OCR ({e.cause})")
+                continue
             if read.confidence < MIN_CONFIDENCE or read.words < MIN_WORDS:
                 continue
             words = " ".join(normalise_ocr(read.text).split())
@@ -107,7 +112,7 @@ def ocr_pictures(
             f"pictures on {_pages(left)} were not read by OCR: half the parsing time "
             f"({budget.limits.parse_s:g} s, {PARSE_S_ENV}) was used"
         )
-    return out, notes
+    return out, notes + failed
 
 
 def _pages(numbers: list[int]) -> str:

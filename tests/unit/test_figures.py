@@ -76,3 +76,16 @@ def test_pictures_are_left_unread_rather_than_the_document_refused_when_time_run
     doc = parse_bytes("rule.pdf", _report(_picture_of(BOXED)))
     assert "autopilot" not in doc.text and "within thirty days" in doc.text
     assert any("pictures on page 1 were not read by OCR" in w for w in doc.warnings)
+
+
+def test_a_picture_tesseract_fails_on_is_noted_and_the_page_keeps_its_text(monkeypatch):
+    from ragkit.core.errors import DocumentError
+    from ragkit.ingestion import figures
+
+    def fails(*_a, **_k):
+        raise DocumentError("OCR", "Tesseract took more than 120 s on one page")
+
+    monkeypatch.setattr(figures, "read_region", fails)
+    doc = parse_bytes("rule.pdf", _report(_picture_of(BOXED)))
+    assert "within thirty days" in doc.text and "autopilot" not in doc.text
+    assert any("a picture on page 1 could not be read by OCR (Tesseract took" in w for w in doc.warnings)
