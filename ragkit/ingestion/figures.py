@@ -19,7 +19,7 @@ from ragkit.core.types import Page
 from ragkit.ingestion.limits import PARSE_S_ENV, Budget
 from ragkit.ingestion.ocr import DPI, OCR_NOTE, normalise_ocr, read_region
 from ragkit.ingestion.pdf_spans import PICTURE_END, PICTURE_START
-from ragkit.ingestion.reading import page_ranges
+from ragkit.ingestion.reading import pages_named
 
 #: the least share of the page a picture covers to be read (a logo or an icon is not)
 MIN_SHARE = 0.15
@@ -104,20 +104,15 @@ def ocr_pictures(
         mean = sum(confidences) / len(confidences)
         n = len(read_on)
         notes.append(
-            f"{OCR_NOTE} read the text of {n} picture{'s' if n > 1 else ''} on {_pages(read_on)}; "
+            f"{OCR_NOTE} read the text of {n} picture{'s' if n > 1 else ''} on {pages_named(read_on)}; "
             f"mean word confidence {mean:.0f}"
         )
     if left:
         notes.append(
-            f"pictures on {_pages(left)} were not read by OCR: half the parsing time "
+            f"pictures on {pages_named(left)} were not read by OCR: half the parsing time "
             f"({budget.limits.parse_s:g} s, {PARSE_S_ENV}) was used"
         )
     return out, notes + failed
-
-
-def _pages(numbers: list[int]) -> str:
-    where = sorted(set(numbers))
-    return f"page {where[0]}" if len(where) == 1 else f"pages {page_ranges(where)}"
 
 
 __all__ = ["MIN_CONFIDENCE", "MIN_SHARE", "ocr_pictures", "text_pictures"]

@@ -20,7 +20,7 @@ from typing import Any
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
-from ragkit.ingestion.reading import page_ranges
+from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables
 
 INSTALL = "apt-get install -y tesseract-ocr tesseract-ocr-eng"
@@ -117,29 +117,41 @@ def orientation(exe: str, png: bytes) -> int:
     return int(rotate.group(1)) if rotate and sure and float(sure.group(1)) >= 1.0 else 0
 
 
-def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits | None = None) -> OcrPage:
-    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` — lower when the page would pass the pixel cap
-    (a 7,200-point poster is 900 megapixels at 300 dpi) — and read it with Tesseract; a page read with
-    low confidence is turned upright first when it was scanned sideways or upside down."""
-    import pymupdf
-
+def _tesseract_exe() -> str:
     exe = tesseract_path()
     if exe is None:
         raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
-    rect = page.rect  # type: ignore[attr-defined]
-    dpi = (limits or Limits.from_env()).render_dpi(rect.width, rect.height, dpi)
-    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
-    pix = page.get_pixmap(matrix=zoom, colorspace=pymupdf.csGRAY)  # type: ignore[attr-defined]
-    png = pix.tobytes("png")
-    read = parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
+    return exe
+
+
+def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, turn: int = 0) -> bytes:
+    """``page`` (or its ``clip``) rendered in grey at ``dpi`` — lower when it would pass the pixel cap (a
+    7,200-point poster is 900 megapixels at 300 dpi) — turned by ``turn`` degrees, as PNG."""
+    import pymupdf
+
+    area = clip if clip is not None else page.rect
+    dpi = (limits or Limits.from_env()).render_dpi(area.width, area.height, dpi)
+    matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
+    return page.get_pixmap(matrix=matrix, clip=clip, colorspace=pymupdf.csGRAY).tobytes("png")
+
+
+def _read(exe: str, png: bytes, lang: str) -> OcrPage:
+    return parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
+
+
+def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits | None = None) -> OcrPage:
+    """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` (within the pixel cap) and read it with
+    Tesseract; a page read with low confidence is turned upright first when it was scanned sideways or
+    upside down."""
+    exe = _tesseract_exe()
+    png = _grey_png(page, dpi, limits)
+    read = _read(exe, png, lang)
     if read.confidence >= TURN_BELOW:
         return read
     turn = orientation(exe, png)
     if not turn:
         return read
-    matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
-    upright = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY).tobytes("png")  # type: ignore[attr-defined]
-    again = parse_tsv(_tesseract(exe, upright, ["-l", lang, "--psm", "3", "tsv"]))
+    again = _read(exe, _grey_png(page, dpi, limits, turn=turn), lang)
     return again if again.confidence * again.words > read.confidence * read.words else read
 
 
@@ -148,15 +160,7 @@ def read_region(
 ) -> OcrPage:
     """OCR of one region of a PyMuPDF page (a picture on a page that has a text layer), rendered in grey at
     ``dpi`` or less within the pixel cap."""
-    import pymupdf
-
-    exe = tesseract_path()
-    if exe is None:
-        raise DocumentError("OCR", f"Tesseract is not installed: {INSTALL}")
-    dpi = (limits or Limits.from_env()).render_dpi(clip.width, clip.height, dpi)
-    zoom = pymupdf.Matrix(dpi / 72, dpi / 72)
-    png = page.get_pixmap(matrix=zoom, clip=clip, colorspace=pymupdf.csGRAY).tobytes("png")  # type: ignore[attr-defined]
-    return parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
+    return _read(_tesseract_exe(), _grey_png(page, dpi, limits, clip=clip), lang)
 
 
 def parse_tsv(tsv: str) -> OcrPage:
@@ -216,8 +220,7 @@ def ocr_pages(
             at = k if only else n - 1
             out[at] = Page(number=n, text=text, tables=count_markdown_tables(text))
     conf = ", ".join(f"p{p}: {c:.0f}" for p, c in confidence.items())
-    where = f"page {want[0]}" if len(want) == 1 else f"pages {page_ranges(want)}"
-    notes = [f"{OCR_NOTE} on {where}; mean word confidence {conf}"]
+    notes = [f"{OCR_NOTE} on {pages_named(want)}; mean word confidence {conf}"]
     if coarse:
         which = f"page {coarse[0]} is" if len(coarse) == 1 else f"pages {page_ranges(coarse)} are"
         notes.append(

@@ -125,6 +125,12 @@ def _oserror(e: BaseException) -> str:
     return getattr(e, "strerror", None) or str(e) or type(e).__name__
 
 
+def pages_named(pages: Iterable[int]) -> str:
+    """``"page 4"`` or ``"pages 8–14"``: the pages a note speaks of, one or several."""
+    nums = sorted(set(pages))
+    return f"page {nums[0]}" if len(nums) == 1 else f"pages {page_ranges(nums)}"
+
+
 def page_ranges(pages: Iterable[int]) -> str:
     """``"1–3, 7, 9–3000"``: page numbers as ranges, so a 3,000-page warning stays one line."""
     nums = sorted(set(pages))
