@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.core.errors import DocumentError
-from ragkit.ingestion.pdf_spans import WORD_GAP
+from ragkit.ingestion.pdf_rules import table_rows
 from ragkit.ingestion.tables import table_to_markdown
 
 
@@ -55,12 +55,9 @@ class Plumber:
         try:
             if page is not None and not may_rule(page):
                 return found
-            for table in self.pdf.pages[i].find_tables():
-                # words spaced by their gaps relative to the font size (pdfplumber's fixed 3 pt glued a
-                # small table's words: "Sourcearticles")
-                md = table_to_markdown(table.extract(x_tolerance_ratio=WORD_GAP))
+            for (x0, top, x1, bottom), rows in table_rows(self.pdf.pages[i]):
+                md = table_to_markdown(rows)
                 if md:
-                    x0, top, x1, bottom = table.bbox
                     found.append(Block(x0, top, x1, bottom, md))
         except Exception as e:  # one bad page must not lose the others' tables
             self.warnings.append(f"page {i + 1}: table detection failed ({e})")

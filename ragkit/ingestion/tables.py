@@ -7,7 +7,7 @@ import re
 
 def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
-    clean = [[" ".join(c.split()).replace("|", "\\|") for c in row] for row in _explode_stacked_rows(rows)]
+    clean = [[_cell(c) for c in row] for row in _explode_stacked_rows(rows)]
     clean = [row for row in clean if any(row)]
     if not clean:
         return ""
@@ -25,6 +25,16 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     lines = ["| " + " | ".join(clean[0]) + " |", "|" + "---|" * len(keep)]
     lines += ["| " + " | ".join(r) + " |" for r in clean[1:]]
     return caption + "\n".join(lines)
+
+
+#: a dot leader: four or more dots (spaced or not) running from a cell's words to its edge
+_LEADER = re.compile(r"\s*(?:\.\s*){4,}(?=\s|$)")
+
+
+def _cell(text: str) -> str:
+    """A cell's text on one line, its dot leaders ("Parts cost ......") dropped: they draw the eye
+    across the page and are no part of the value."""
+    return " ".join(_LEADER.sub(" ", text).split()).replace("|", "\\|")
 
 
 def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:

@@ -1,0 +1,157 @@
+"""Tables drawn with some of their rules missing, read whole by pdfplumber: a government table's open
+sides (rules across its top and bottom that run on past its outer column rules) and a table broken by a
+page (its column rules running on past its last rule across), and rows that share one ruled cell, told
+apart by where their lines start. A closed table is kept only when it reads as rows (no cell of more
+than a few lines) and each strip it adds is one column; otherwise the table stays as pdfplumber found it."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+from ragkit.ingestion.pdf_spans import WORD_GAP
+
+#: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own
+_SLACK = 2.0
+#: a cell of more lines than this, once rows are split, is several rows run together: not a table read
+_MOST_LINES = 4
+#: a gap between words wider than this many font sizes splits a strip into two columns
+_COLUMN_GAP = 1.5
+
+#: besides a capital, how a line that begins a row may start: a digit, a currency sign, a sign
+_ROW_START = "0123456789$€£¥+-–"
+
+Rows = list[list[str | None]]
+Box = tuple[float, float, float, float]
+
+
+def _rule(x0: float, top: float, x1: float, bottom: float) -> dict[str, Any]:
+    return {"x0": x0, "x1": x1, "top": top, "bottom": bottom, "width": x1 - x0, "height": bottom - top,
+            "orientation": "v" if x0 == x1 else "h", "object_type": "line"}  # fmt: skip
+
+
+def _reach(edges: list[dict[str, Any]], at: float, start: float, key: str, low: str, high: str) -> float:
+    """How far a chain of touching rules runs on from ``start`` (to higher ``high``) along the line
+    ``key == at``."""
+    end, grew = start, True
+    while grew:
+        grew = False
+        for e in edges:
+            if abs(e[key] - at) <= _SLACK and e[low] <= end + _SLACK < e[high] + _SLACK and e[high] > end:
+                end, grew = e[high], True
+    return end
+
+
+def closing(bbox: Box, edges: list[dict[str, Any]]) -> Box:
+    """The box a table's own rules reach: left and right as far as both its top and its bottom rule run
+    on (an open side), down as far as both its outer column rules run on (an open end)."""
+    x0, top, x1, bottom = bbox
+    across = [e for e in edges if e["orientation"] == "h"]
+    down_ = [e for e in edges if e["orientation"] == "v"]
+
+    def side(y: float, sign: int) -> float:  # how far the rule across at y runs beyond the table
+        hits = [e for e in across if abs(e["top"] - y) <= _SLACK]
+        if sign < 0:
+            return -_reach([{**e, "x0": -e["x1"], "x1": -e["x0"]} for e in hits], y, -x0, "top", "x0", "x1")
+        return _reach(hits, y, x1, "top", "x0", "x1")
+
+    lo = max(side(top, -1), side(bottom, -1))
+    hi = min(side(top, 1), side(bottom, 1))
+    down = min(_reach(down_, x, bottom, "x0", "top", "bottom") for x in (x0, x1))
+    return min(lo, x0), top, max(hi, x1), max(down, bottom)
+
+
+def _one_column(page: Any, strip: Box) -> bool:
+    """Whether the words in a strip added beside a table stand in one column (no wide gap on any line):
+    one more column, not a block of several that no rule separates."""
+    if strip[2] - strip[0] <= _SLACK or strip[3] - strip[1] <= _SLACK:
+        return True
+    words = page.crop(strip).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
+    for a, b in pairwise(words):
+        same_line = abs(a["top"] - b["top"]) <= _SLACK
+        if same_line and b["x0"] - a["x1"] > _COLUMN_GAP * min(a["size"], b["size"]):
+            return False
+    return True
+
+
+def table_rows(page: Any) -> list[tuple[Box, Rows]]:
+    """A pdfplumber page's ruled tables as (box, rows of cell text), each closed where its rules leave
+    it open when the closed table still reads as rows."""
+    out: list[tuple[Box, Rows]] = []
+    edges = page.edges
+    for table in page.find_tables():
+        box = closing(table.bbox, edges)
+        out.append((table.bbox, split_rows(table, page)))
+        if max(abs(a - b) for a, b in zip(box, table.bbox, strict=True)) <= _SLACK:
+            continue
+        x0, x1 = table.bbox[0], table.bbox[2]
+        if not (
+            _one_column(page, (box[0], box[1], x0, box[3]))
+            and _one_column(page, (x1, box[1], box[2], box[3]))
+        ):
+            continue
+        lo, up, hi, down = box
+        sides = [_rule(lo, up, lo, down), _rule(hi, up, hi, down), _rule(lo, down, hi, down)]
+        again = [t for t in page.find_tables({
+            "explicit_vertical_lines": sides[:2], "explicit_horizontal_lines": sides[2:],
+        }) if abs(t.bbox[0] - lo) <= _SLACK and abs(t.bbox[1] - up) <= _SLACK]  # fmt: skip
+        rows = split_rows(again[0], page) if again else []
+        if rows and max(_height(c) for r in rows for c in r) <= _MOST_LINES:
+            out[-1] = (again[0].bbox, rows)
+    return out
+
+
+def _height(cell: str | None) -> int:
+    return len(cell.splitlines()) if cell else 0
+
+
+def _lines(page: Any, bbox: Box | None) -> list[tuple[float, str]]:
+    if bbox is None:
+        return []
+    rows = page.crop(bbox).extract_text_lines(x_tolerance_ratio=WORD_GAP, return_chars=False)
+    return [(r["top"], r["text"]) for r in rows if r["text"].strip()]
+
+
+def split_rows(table: Any, page: Any) -> Rows:
+    """The table's rows of cell text (words spaced by their gaps relative to the font size: pdfplumber's
+    fixed 3 pt glued a small table's words, "Sourcearticles"), a ruled row that holds several rows split
+    where they begin (:func:`_row_starts`); never the first, a header of stacked words."""
+    texts = table.extract(x_tolerance_ratio=WORD_GAP)
+    out: Rows = []
+    for k, (row, cells) in enumerate(zip(table.rows, texts, strict=True)):
+        if k == 0 or not any(c and "\n" in c for c in cells):  # the first row: a header set in lines
+            out.append(cells)
+            continue
+        lines = [_lines(page, bbox) if text else [] for bbox, text in zip(row.cells, cells, strict=True)]
+        filled = [ls for ls in lines if ls]
+        starts = _row_starts(filled)
+        if not starts:
+            out.append(cells)
+            continue
+        cuts = [float("-inf"), *starts, float("inf")]
+        for a, b in pairwise(cuts):
+            out.append([
+                "\n".join(t for y, t in ls if a - _SLACK <= y < b - _SLACK) if ls else None for ls in lines
+            ])  # fmt: skip
+    return out
+
+
+def _row_starts(cells: list[list[tuple[float, str]]]) -> list[float]:
+    """Where the rows sharing one ruled row begin after the first: at each line of the first cell that
+    starts as a row does, every other cell starting a line too; none when the first cell has such a line
+    the others do not start (a list in each column, not rows) or the cells do not all start together."""
+    key = cells[0]
+    if len(cells) < 2 or not all(any(abs(t - key[0][0]) <= _SLACK for t, _ in c) for c in cells[1:]):
+        return []
+    starts = [top for top, text in key[1:] if _begins(text)]
+    return starts if all(_starts(c, top) for top in starts for c in cells) else []
+
+
+def _begins(text: str) -> bool:
+    first = text.lstrip()[:1]
+    return bool(first) and (first.isupper() or first in _ROW_START)
+
+
+def _starts(lines: list[tuple[float, str]], top: float) -> bool:
+    """Whether a cell has a line starting at ``top`` that begins a row."""
+    return any(abs(t - top) <= _SLACK and _begins(text) for t, text in lines)
