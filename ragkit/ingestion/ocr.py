@@ -13,13 +13,15 @@ import io
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
+from ragkit.ingestion.ocr_boxes import Box, inside, ruled_boxes
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables
 
@@ -89,6 +91,12 @@ def needs_ocr(text: str) -> bool:
 
 #: below this mean word confidence, a page is checked for a sideways or upside-down scan
 TURN_BELOW = 60.0
+#: a ruled box read alone replaces the page layout's reading of it when it reads this many times the
+#: words (the layout dropped some) at a text's mean word confidence
+BOX_MORE = 1.2
+BOX_CONFIDENCE = 60.0
+#: the layout read a box as a table's columns when its lines there hold this many words or fewer
+TABLE_LINE_WORDS = 3
 
 
 def _tesseract(exe: str, png: bytes, args: list[str]) -> str:
@@ -124,35 +132,74 @@ def _tesseract_exe() -> str:
     return exe
 
 
-def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, turn: int = 0) -> bytes:
+def _grey(page: Any, dpi: float, limits: Limits | None, clip: Any = None, turn: int = 0) -> Any:
     """``page`` (or its ``clip``) rendered in grey at ``dpi`` — lower when it would pass the pixel cap (a
-    7,200-point poster is 900 megapixels at 300 dpi) — turned by ``turn`` degrees, as PNG."""
+    7,200-point poster is 900 megapixels at 300 dpi) — turned by ``turn`` degrees: a PyMuPDF pixmap."""
     import pymupdf
 
     area = clip if clip is not None else page.rect
     dpi = (limits or Limits.from_env()).render_dpi(area.width, area.height, dpi)
     matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
-    return page.get_pixmap(matrix=matrix, clip=clip, colorspace=pymupdf.csGRAY).tobytes("png")
+    return page.get_pixmap(matrix=matrix, clip=clip, colorspace=pymupdf.csGRAY)
+
+
+def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, turn: int = 0) -> bytes:
+    return _grey(page, dpi, limits, clip, turn).tobytes("png")
+
+
+def _tsv(exe: str, png: bytes, lang: str, psm: int = 3) -> str:
+    return _tesseract(exe, png, ["-l", lang, "--psm", str(psm), "tsv"])
 
 
 def _read(exe: str, png: bytes, lang: str) -> OcrPage:
-    return parse_tsv(_tesseract(exe, png, ["-l", lang, "--psm", "3", "tsv"]))
+    return parse_tsv(_tsv(exe, png, lang))
 
 
 def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits | None = None) -> OcrPage:
     """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` (within the pixel cap) and read it with
     Tesseract; a page read with low confidence is turned upright first when it was scanned sideways or
-    upside down."""
+    upside down. A ruled box on the page (a results table in its frame) is read on its own, row by row,
+    when that reads more of it than the page's layout did (:mod:`ragkit.ingestion.ocr_boxes`)."""
     exe = _tesseract_exe()
-    png = _grey_png(page, dpi, limits)
-    read = _read(exe, png, lang)
+    pix = _grey(page, dpi, limits)
+    png = pix.tobytes("png")
+    tsv = _tsv(exe, png, lang)
+    read = parse_tsv(tsv)
     if read.confidence >= TURN_BELOW:
-        return read
+        return _boxed(exe, page, pix, tsv, lang) or read
     turn = orientation(exe, png)
     if not turn:
-        return read
+        return _boxed(exe, page, pix, tsv, lang) or read
     again = _read(exe, _grey_png(page, dpi, limits, turn=turn), lang)
     return again if again.confidence * again.words > read.confidence * read.words else read
+
+
+def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None:
+    """The page's reading with each ruled box read alone (``--psm 6``: one block, line by line) in place
+    of the words the page's layout read inside it, where that reads the box at a text's confidence and
+    the layout read less of it (:data:`BOX_MORE`) or read it as a table's columns, a word or two a line;
+    None when no box is read so."""
+    import numpy as np
+    import pymupdf
+
+    if page.rotation:  # the pixels of a turned page are not where its clip says
+        return None
+    boxes = ruled_boxes(np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width))
+    scale = page.rect.width / pix.width
+    words = _words(tsv)
+    kept = []
+    for box in boxes:
+        inset = max((box[2] - box[0]) // 100, 4)  # the frame's own ink is no text
+        x0, y0, x1, y1 = (box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset)
+        clip = pymupdf.Rect(x0 * scale, y0 * scale, x1 * scale, y1 * scale)
+        alone = parse_tsv(_tsv(exe, _grey_png(page, 72 / scale, None, clip=clip), lang, psm=6))
+        read = [r for centre, r in words if inside(box, *centre)]
+        lines = {(r["block_num"], r["par_num"], r["line_num"]) for r in read}
+        columns = len(read) <= TABLE_LINE_WORDS * len(lines)
+        more = alone.words >= BOX_MORE * len(read) or (columns and alone.words >= len(read))
+        if read and more and alone.confidence >= BOX_CONFIDENCE:
+            kept.append((box, replace(alone, text=re.sub(r"\n\s*\n", "\n", alone.text))))  # a row a line
+    return parse_tsv(tsv, kept) if kept else None
 
 
 def read_region(
@@ -163,27 +210,43 @@ def read_region(
     return _read(_tesseract_exe(), _grey_png(page, dpi, limits, clip=clip), lang)
 
 
-def parse_tsv(tsv: str) -> OcrPage:
-    """Tesseract's TSV (one row per word, with block/paragraph/line numbers and a confidence) as text:
-    words joined into lines, paragraphs separated by a blank line."""
-    rows = csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
+def _words(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
+    """The words of Tesseract's TSV (one row per word, with block/paragraph/line numbers, a box and a
+    confidence), each with the centre of its box."""
+    out = []
+    for r in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
+        if r.get("level") == "5" and (r.get("text") or "").strip():
+            centre = (int(r["left"]) + int(r["width"]) / 2, int(r["top"]) + int(r["height"]) / 2)
+            out.append((centre, r))
+    return out
+
+
+def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
+    """Tesseract's TSV as text: words joined into lines, paragraphs separated by a blank line. Each of
+    ``boxes`` (a region and its own reading) replaces the words inside it, its text placed where the
+    first of them was read (at the end when there were none)."""
     paragraphs: dict[tuple[int, int], dict[int, list[str]]] = {}
     confs: list[float] = []
-    for r in rows:
-        word = (r.get("text") or "").strip()
-        if r.get("level") != "5" or not word:
+    first: dict[int, tuple[int, int]] = {}
+    for (x, y), r in _words(tsv):
+        key = (int(r["block_num"]), int(r["par_num"]))
+        hit = next((k for k, (box, _) in enumerate(boxes) if inside(box, x, y)), None)
+        if hit is not None:
+            first[hit] = min(first.get(hit, key), key)
             continue
         conf = float(r.get("conf") or -1)
         if conf >= 0:
             confs.append(conf)
-        para = paragraphs.setdefault((int(r["block_num"]), int(r["par_num"])), {})
-        para.setdefault(int(r["line_num"]), []).append(word)
-    text = "\n\n".join(
-        "\n".join(" ".join(words) for _, words in sorted(lines.items()))
-        for _, lines in sorted(paragraphs.items())
-    )
-    mean = sum(confs) / len(confs) if confs else 0.0
-    return OcrPage(text, round(mean, 1), len(confs))
+        paragraphs.setdefault(key, {}).setdefault(int(r["line_num"]), []).append(r["text"].strip())
+    pieces = [
+        ((key, 1), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())))
+        for key, lines in paragraphs.items()
+    ]
+    pieces += [((first.get(k, (1 << 30, k)), 0), read.text) for k, (_, read) in enumerate(boxes)]
+    total = sum(confs) + sum(read.confidence * read.words for _, read in boxes)
+    count = len(confs) + sum(read.words for _, read in boxes)
+    text = "\n\n".join(t for _, t in sorted(pieces) if t)
+    return OcrPage(text, round(total / count, 1) if count else 0.0, count)
 
 
 def ocr_pages(

@@ -1,0 +1,79 @@
+"""A table in a frame on a scanned page (issue 39, a DEXA report's results): Tesseract's page layout reads
+it column by column (or drops a column); the frame is found in the page image and read alone, row by
+row, so "L Spine 47.04 54.62 1.161" is one line of the reading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pymupdf
+import pytest
+
+from ragkit.ingestion.ocr import tesseract_path
+from ragkit.ingestion.ocr_boxes import ruled_boxes
+from ragkit.ingestion.parse import parse_bytes
+
+needs_tesseract = pytest.mark.skipif(tesseract_path() is None, reason="Tesseract is not installed")
+
+ROWS = (
+    ("Region", "Area", "BMC", "BMD"),
+    ("L Arm", "197.82", "159.60", "0.807"),
+    ("T Spine", "148.77", "130.68", "0.878"),
+    ("L Spine", "47.04", "54.62", "1.161"),
+    ("Pelvis", "240.04", "307.24", "1.280"),
+    ("Total", "2131.39", "2455.33", "1.152"),
+)
+
+
+def _scan(frame: bool = True) -> bytes:
+    """An image-only PDF (a scan at 200 dpi) of a report page: a heading, a paragraph, and the results
+    table in a frame of thick rules, its columns far apart."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((60, 80), "Bone Density Report", fontsize=18)
+    page.insert_textbox(
+        pymupdf.Rect(60, 100, 550, 160),
+        "The scan was taken on the Discovery A model. The results of each region are given below.",
+        fontsize=11,
+    )
+    left, top = 300, 200
+    for k, row in enumerate(ROWS):
+        for j, cell in enumerate(row):
+            page.insert_text((left + 8 + [0, 70, 135, 200][j], top + 22 + 20 * k), cell, fontsize=10)
+    if frame:
+        page.draw_rect(pymupdf.Rect(left, top, left + 250, top + 22 + 20 * len(ROWS)), width=2.5)
+    page.insert_text((60, 600), "Image not for diagnostic use.", fontsize=11)
+    pix = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    scan = pymupdf.open()
+    scan.new_page(width=612, height=792).insert_image(pymupdf.Rect(0, 0, 612, 792), pixmap=pix)
+    return scan.tobytes()
+
+
+@needs_tesseract
+def test_a_framed_table_on_a_scan_is_read_row_by_row():
+    text = parse_bytes("dexa.pdf", _scan()).text
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    for row in ROWS[1:]:
+        assert " ".join(row) in lines, text
+    assert "Bone Density Report" in text and "Image not for diagnostic use." in text
+    assert text.index("Bone Density Report") < text.index("L Spine") < text.index("Image not for")
+
+
+def _frame(h: int, w: int, box: tuple[int, int, int, int], thick: int = 6, fill: int = 255) -> np.ndarray:
+    grey = np.full((h, w), 250, np.uint8)
+    x0, y0, x1, y1 = box
+    grey[y0:y1, x0:x1] = fill
+    for y in (y0, y1 - thick):
+        grey[y : y + thick, x0:x1] = 0
+    for x in (x0, x1 - thick):
+        grey[y0:y1, x : x + thick] = 0
+    return grey
+
+
+def test_a_frame_is_a_box_and_a_dark_photo_or_the_page_border_is_not():
+    found = ruled_boxes(_frame(1100, 850, (400, 300, 800, 600)))
+    assert len(found) == 1
+    x0, y0, x1, y1 = found[0]
+    assert abs(x0 - 400) < 10 and abs(y0 - 300) < 10 and abs(x1 - 800) < 10 and abs(y1 - 600) < 10
+    assert ruled_boxes(_frame(1100, 850, (100, 300, 400, 900), fill=20)) == []  # an X-ray's dark ground
+    assert ruled_boxes(_frame(1100, 850, (20, 20, 830, 1080))) == []  # the page's own border
+    assert ruled_boxes(np.full((1100, 850), 250, np.uint8)) == []
