@@ -142,3 +142,32 @@ def test_a_papers_authors_come_from_its_front_matter_which_search_does_not_rank(
 def test_a_documents_date_is_its_front_matters_date(papers):
     answer = papers().ask("When was the KVL specification published?")
     assert not answer.abstained and "June 2023" in answer.text
+
+
+NEWS = """<!DOCTYPE html><html><head><meta charset="utf-8"><title>U.S. to Lift Sudan Sanctions</title></head>
+<body><main><article>
+<h1>United States to Lift Sudan Sanctions</h1>
+<p class="byline-dateline">By JEFFREY ALDEN JAN. 13, 2017</p>
+<p>After nearly 20 years of hostile relations, the American government plans to reverse its position on
+Sudan and lift trade sanctions, administration officials said late Thursday.</p>
+<p>In exchange for the lifting of the trade sanctions, Sudan has said it will improve access for aid
+groups and stop supporting rebels in neighboring countries.</p>
+<p>To make sure the progress continues, the executive order will have a review period, officials said.</p>
+<p>Critics said they were appalled that the American government was lifting the sanctions.</p>
+</article></main></body></html>"""
+
+
+def test_a_news_bylines_date_is_when_it_was_published_not_when_anything_else_happens(tmp_path, embedder):
+    """Asked when the sanctions will be lifted, the reader quoted the byline's date at answer confidence
+    0.84; the article never says. A byline's date answers when the piece was published, nothing else, and
+    evidence with no date for a "when" question is refused with a low answer confidence."""
+    page = tmp_path / "sudan.html"
+    page.write_text(NEWS, encoding="utf-8")
+    store, chunker = open_or_create(tmp_path / "idx", embedder, SlidingChunker())
+    assert not ingest_paths(store, [page], chunker, embedder).failed
+    pipe = RagPipeline(PipelineConfig(answer_threshold=0.0), store, embedder)
+    when = pipe.ask("When will the sanctions on Sudan be lifted?")
+    assert when.abstained and "no date" in when.abstain_reason
+    assert when.answerability.answer_confidence < 0.1
+    published = pipe.ask("When was the story about the Sudan sanctions published?")
+    assert not published.abstained and "JAN. 13, 2017" in published.text

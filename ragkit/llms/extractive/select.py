@@ -139,6 +139,29 @@ def front_words(unit: Unit, common: frozenset[str] | set[str]) -> str:
     return f"{words} published publication" if _DATE.search(unit.text) else words
 
 
+#: a question about the document itself (when it was published, who wrote it), not about an event in it
+_ABOUT_DOCUMENT = re.compile(
+    r"\b(?:publish\w*|publication|wr[io]te|written|writing|posted|article|story|report|paper|piece|byline|"
+    r"authors?|updated)\b",
+    re.I,
+)
+#: how a byline names its writers: "By JEFFREY GETTLEMAN", "Posted on 12 May 2024 by Ann Lee"
+_BY = re.compile(r"(?:^|\s)[Bb]y\s+[A-Z]")
+
+
+def byline_date(unit: Unit, spec: QuestionSpec, common: frozenset[str] | set[str]) -> bool:
+    """Whether ``unit`` is a byline with a date ("By JEFFREY GETTLEMAN JAN. 13, 2017") asked "when" about
+    something else: the date is when the piece was published, no answer to when an event happens (a
+    transcript's or a letter's date line, with no names, is the date of what it records)."""
+    return (
+        unit.front
+        and spec.expects == "date"
+        and bool(_BY.search(unit.text))
+        and not _ABOUT_DOCUMENT.search(spec.text)
+        and bool(person_names(unit.text, common))
+    )
+
+
 def kind_found(text: str, spec: QuestionSpec, common: frozenset[str] | set[str] = frozenset()) -> bool:
     """Whether ``text`` holds an answer of the kind ``spec`` expects (always true for ``any``)."""
     kind = spec.expects
@@ -283,6 +306,8 @@ def choose(
     ``passages`` maps a source number to the terms of its document: the question's subject may be named
     away from the sentence that answers ("… it reached 3,200 m" after "Everest …")."""
     common = lowercase_words([s.unit for s in scored])
+    # a dated byline says when the piece appeared: no candidate for when something else happens
+    scored = [s for s in scored if not byline_date(s.unit, spec, common)] or scored
 
     def says(s: Scored) -> set[str]:
         return unit_terms(f"{s.unit.header}\n{s.unit.text}", terms_of, front_words(s.unit, common))
