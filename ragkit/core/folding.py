@@ -1,6 +1,5 @@
 """Text folded the way a person compares a quote with a page: case, spacing, dashes and hyphens, quote
-marks, ligatures and compatibility forms, vulgar fractions, the multiplication sign against the letter x
-("1025×1025", as OCR reads it "1025x1025") and Markdown markup do not count. One fold for
+marks, ligatures and compatibility forms, vulgar fractions and Markdown markup do not count. One fold for
 every place that looks a quote up (evidence labels, the fidelity benchmark, OCR's output), so a quote
 typed from the rendered page is found in the stored reading whichever parser made it."""
 
@@ -17,13 +16,7 @@ _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
 _VULGAR = {"½": " 1/2", "⅓": " 1/3", "⅔": " 2/3", "¼": " 1/4", "¾": " 3/4", "⅛": " 1/8", "⅜": " 3/8",
            "⅝": " 5/8", "⅞": " 7/8", "⅕": " 1/5", "⅙": " 1/6"}  # fmt: skip
 _TABLE = str.maketrans(
-    {
-        **{c: "-" for c in _DASHES},
-        **{c: "'" for c in _SINGLE},
-        **{c: '"' for c in _DOUBLE},
-        "\u2044": "/",
-        "\u00d7": "x",
-    }
+    {**{c: "-" for c in _DASHES}, **{c: "'" for c in _SINGLE}, **{c: '"' for c in _DOUBLE}, "\u2044": "/"}
 )
 #: Markdown a rendered page does not show: emphasis and code marks, a link's target, a heading's hashes,
 #: a list or quote marker at a line start, a table's pipes

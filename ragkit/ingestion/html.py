@@ -130,35 +130,6 @@ def keep_captions(tree: Any) -> int:
     return n
 
 
-#: a sentence in an article's footer: this many words at least, ending as a sentence does
-FOOTER_WORDS = 8
-
-
-def keep_article_footers(tree: Any) -> int:
-    """The sentences of an article's own footer as paragraphs ("A version of this article appears in
-    print on January 13, 2017, on Page A7"): the extractor drops every ``<footer>``, but one inside the
-    ``<article>`` is the article's, not the site's. Its links (reprints, share buttons) are left out."""
-    n = 0
-    for footer in tree.xpath("//article//footer"):
-        kept = []
-        for p in footer.xpath(".//p"):
-            for link in p.xpath(".//a"):
-                parent = link.getparent()
-                if parent is not None:
-                    parent.remove(link)
-            text = " ".join(" ".join(p.itertext()).replace("|", " ").split())
-            if len(text.split()) >= FOOTER_WORDS and text[-1:] in ".:!?":
-                kept.append(text)
-        footer.clear()
-        footer.tag = "div"
-        for text in kept:
-            el = footer.makeelement("p", {})
-            el.text = text
-            footer.append(el)
-            n += 1
-    return n
-
-
 def _head_meta(tree: Any, names: tuple[str, ...]) -> tuple[str, str] | None:
     """The first head ``<meta>`` among ``names`` (matched on property, name or itemprop): (value, tag)."""
     for node in tree.xpath("//meta[@content]"):
@@ -222,7 +193,6 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     heading = title_block(tree)
     keep_bylines(tree)
     keep_captions(tree)
-    keep_article_footers(tree)
     plain_inline(tree)
     text = trafilatura.extract(
         tree,

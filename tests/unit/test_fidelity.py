@@ -104,10 +104,6 @@ def test_quotes_match_across_dashes_hyphens_quote_marks_and_markup():
     start, end = find_folded("ultra-high-speed link", page)
     assert page[start:end] == "ultra high-speed** link"
     assert fold("Source articles") != fold("Sourcearticles")  # spacing inside a word is not ignored
-    # OCR reads a multiplication sign as the letter it looks like
-    assert find_folded(
-        "page images (in PNG format, 1025×1025 pixels)", "page images (in PNG\nformat, 1025x1025 pixels)"
-    )
 
 
 def test_ocr_text_is_normalised_the_way_quotes_are_matched():

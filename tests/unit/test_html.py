@@ -66,22 +66,3 @@ def test_a_photo_caption_classed_as_a_caption_is_kept():
     )
     text = html_to_document("news.html", page).text
     assert "Peacekeepers at a refugee camp in Sudan on Monday." in text and "Paragraph 7 of the story" in text
-
-
-def test_an_articles_own_footer_is_kept_without_its_links_and_the_sites_footer_is_not():
-    """The NYT's print note sits in the article's ``<footer>``; the extractor dropped every footer."""
-    from ragkit.ingestion.html import html_to_document
-
-    story = b"".join(b"<p>Paragraph %d of the story, long enough to count as the article text.</p>" % k
-                     for k in range(8))  # fmt: skip
-    page = (
-        b"<html><body><main><article>" + story + b"<footer class='story-footer'><div><p>A version of this "
-        b"article appears in print on January 13, 2017, on Page A7 of the New York edition. <span>"
-        b"<a href='/reprints'>Order Reprints</a> | <a href='/paper'>Today's Paper</a></span></p>"
-        b"<p><a href='/share'>Share this story</a></p></div></footer></article></main>"
-        b"<footer><p>Copyright 2017 The Daily Paper Company and all of its affiliates worldwide.</p></footer>"
-        b"</body></html>"
-    )
-    text = html_to_document("news.html", page).text
-    assert "appears in print on January 13, 2017, on Page A7 of the New York edition." in text
-    assert "Reprints" not in text and "Share this story" not in text and "Copyright" not in text
