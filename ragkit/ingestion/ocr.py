@@ -21,9 +21,9 @@ from typing import Any
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
-from ragkit.ingestion.ocr_boxes import Box, inside, ruled_boxes
+from ragkit.ingestion.ocr_boxes import Box, box_rows, inside, ruled_boxes
 from ragkit.ingestion.reading import page_ranges, pages_named
-from ragkit.ingestion.tables import count_markdown_tables
+from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
 INSTALL = "apt-get install -y tesseract-ocr tesseract-ocr-eng"
 DPI = 300
@@ -192,13 +192,19 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
         inset = max((box[2] - box[0]) // 100, 4)  # the frame's own ink is no text
         x0, y0, x1, y1 = (box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset)
         clip = pymupdf.Rect(x0 * scale, y0 * scale, x1 * scale, y1 * scale)
-        alone = parse_tsv(_tsv(exe, _grey_png(page, 72 / scale, None, clip=clip), lang, psm=6))
+        box_tsv = _tsv(exe, _grey_png(page, 72 / scale, None, clip=clip), lang, psm=6)
+        alone = parse_tsv(box_tsv)
         read = [r for centre, r in words if inside(box, *centre)]
         lines = {(r["block_num"], r["par_num"], r["line_num"]) for r in read}
         columns = len(read) <= TABLE_LINE_WORDS * len(lines)
         more = alone.words >= BOX_MORE * len(read) or (columns and alone.words >= len(read))
         if read and more and alone.confidence >= BOX_CONFIDENCE:
-            kept.append((box, replace(alone, text=re.sub(r"\n\s*\n", "\n", alone.text))))  # a row a line
+            rows = box_rows(
+                [((int(r["block_num"]), int(r["par_num"]), int(r["line_num"])), int(r["left"]),
+                  int(r["left"]) + int(r["width"]), r["text"].strip()) for _, r in _words(box_tsv)]
+            )  # fmt: skip
+            table = table_to_markdown(rows) if rows else ""
+            kept.append((box, replace(alone, text=table or re.sub(r"\n\s*\n", "\n", alone.text))))
     return parse_tsv(tsv, kept) if kept else None
 
 

@@ -6,6 +6,7 @@ T-score and Z-score); read alone as one block (``--psm 6``) the same box gives i
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: a pixel darker than this (0-255 grey) is ink
@@ -84,3 +85,62 @@ def _within(inner: Box, outer: Box) -> bool:
 def inside(box: Box, x: float, y: float) -> bool:
     """Whether the point lies in the box."""
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+
+#: a gutter between columns: x positions that at most this share of a box's lines cover with a word
+GUTTER_LINES = 0.1
+#: and at least this many characters wide (a word space is about one)
+GUTTER_CHARS = 2.0
+#: the least rows, and the least share of them with two cells or more, for a box to read as a table
+TABLE_ROWS = 3
+TWO_CELL_SHARE = 0.6
+
+_NUMBER = re.compile(r"[-+−]?\$?\d[\d.,:]*%?")
+
+Word = tuple[tuple[int, int, int], int, int, str]  # (block, paragraph, line), left, right, text
+
+
+def box_rows(words: list[Word]) -> list[list[str]] | None:
+    """A box read alone, as a table's rows of cells, or None when its words do not stand in columns.
+    Columns are split at gutters (x positions almost no line covers with a word); the lines at the top
+    with no cell that is a number are the header, merged into one row cell by cell ("Area" over
+    "(cm²)")."""
+    lines: dict[tuple[int, int, int], list[tuple[int, int, str]]] = {}
+    for key, left, right, text in words:
+        lines.setdefault(key, []).append((left, right, text))
+    if len(lines) < TABLE_ROWS:
+        return None
+    width = max(r for _, _, r, _ in words) + 1
+    cover = [0] * width
+    for ws in lines.values():
+        seen = bytearray(width)
+        for left, right, _ in ws:
+            seen[left:right] = b"\x01" * (right - left)
+        cover = [c + s for c, s in zip(cover, seen, strict=True)]
+    low = GUTTER_LINES * len(lines)
+    chars = sorted((r - left) / max(len(t), 1) for _, left, r, t in words)
+    gap = GUTTER_CHARS * chars[len(chars) // 2]  # a column gap, not the space between two words
+    edges, open_at = [], None  # open_at: where the current gutter began
+    for x in range(width):
+        if cover[x] <= low:
+            open_at = x if open_at is None else open_at
+            continue
+        if not edges or (open_at is not None and x - open_at >= gap):
+            edges.append(x)
+        open_at = None
+    if len(edges) < 2:
+        return None
+    rows = []
+    for _, ws in sorted(lines.items()):
+        cells = [""] * len(edges)
+        for left, right, text in sorted(ws):
+            at = max(k for k, e in enumerate(edges) if e <= (left + right) // 2 or k == 0)
+            cells[at] = f"{cells[at]} {text}".strip()
+        rows.append(cells)
+    if sum(sum(bool(c) for c in r) >= 2 for r in rows) < TWO_CELL_SHARE * len(rows):
+        return None
+    head = 0
+    while head < len(rows) - 1 and not any(_NUMBER.fullmatch(c) for c in rows[head]):
+        head += 1
+    header = [" ".join(r[j] for r in rows[:head] if r[j]) for j in range(len(edges))] if head else []
+    return ([header] if header else []) + rows[head:]

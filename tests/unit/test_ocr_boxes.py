@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from ragkit.ingestion.ocr import tesseract_path
-from ragkit.ingestion.ocr_boxes import ruled_boxes
+from ragkit.ingestion.ocr_boxes import box_rows, ruled_boxes
 from ragkit.ingestion.parse import parse_bytes
 
 needs_tesseract = pytest.mark.skipif(tesseract_path() is None, reason="Tesseract is not installed")
@@ -49,13 +49,34 @@ def _scan(frame: bool = True) -> bytes:
 
 
 @needs_tesseract
-def test_a_framed_table_on_a_scan_is_read_row_by_row():
-    text = parse_bytes("dexa.pdf", _scan()).text
+def test_a_framed_table_on_a_scan_is_read_row_by_row_as_a_table():
+    doc = parse_bytes("dexa.pdf", _scan())
+    text = doc.text
     lines = [" ".join(line.split()) for line in text.splitlines()]
-    for row in ROWS[1:]:
-        assert " ".join(row) in lines, text
+    for row in ROWS:
+        assert "| " + " | ".join(row) + " |" in lines, text
+    assert doc.pages[0].tables == 1
     assert "Bone Density Report" in text and "Image not for diagnostic use." in text
     assert text.index("Bone Density Report") < text.index("L Spine") < text.index("Image not for")
+
+
+def test_a_boxs_words_in_columns_are_rows_of_cells_under_a_merged_header():
+    def line(n: int, *cells: tuple[int, str]) -> list:
+        return [((1, 1, n), x, x + 8 * len(t), t) for x, t in cells]
+
+    words = (line(1, (0, "Region"), (200, "Area"), (400, "BMD"))
+             + line(2, (200, "(cm2)"), (400, "(g/cm2)"))
+             + line(3, (0, "L"), (16, "Spine"), (200, "47.04"), (400, "1.161"))
+             + line(4, (0, "Pelvis"), (200, "240.04"), (400, "1.280"))
+             + line(5, (0, "Total"), (400, "1.152")))  # fmt: skip
+    assert box_rows(words) == [["Region", "Area (cm2)", "BMD (g/cm2)"], ["L Spine", "47.04", "1.161"],
+                               ["Pelvis", "240.04", "1.280"], ["Total", "", "1.152"]]  # fmt: skip
+    prose = (
+        line(1, (0, "The"), (32, "scan"), (72, "was"))
+        + line(2, (0, "taken"), (48, "on"))
+        + line(3, (0, "Monday."))
+    )
+    assert box_rows(prose) is None  # words apart by a space, not in columns
 
 
 def _frame(h: int, w: int, box: tuple[int, int, int, int], thick: int = 6, fill: int = 255) -> np.ndarray:
