@@ -70,7 +70,7 @@ def test_no_value_of_the_kind_asked_for_refuses_and_the_confidence_says_so():
     """When will the sanctions on Sudan be lifted? over a sentence that they are: every term is there,
     no date is. Before, the gauges answered it at 0.8; an answer a rule refuses is not shown as likely
     right."""
-    asked = dict(STRONG, expects="date", kind_found=False)
+    asked = dict(STRONG, expects="date", kind_found=False, value_found=False)
     assert answer_confidence(asked, 0.75, 0.99) >= 0.4  # what the fitted model alone says of such evidence
     refused = reader(0.75, 0.99, **asked)
     why = decide(False, None, refused)

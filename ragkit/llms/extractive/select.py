@@ -383,6 +383,8 @@ def choose(
     inputs = {
         "expects": spec.expects,
         "kind_found": kind,
+        # a value of the kind asked for anywhere in the evidence, however few of the question's terms
+        "value_found": kind_found(text, spec, common),
         "coverage": round(cov, 4),
         "cosine": round(cos, 4),
         "missing_terms": [as_asked(t, spec.text, terms_of) for t in missing[:5]],
