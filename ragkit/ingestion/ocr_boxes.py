@@ -21,6 +21,10 @@ SIDE_INK = 0.9
 #: a box whose inside is more ink than this is a picture (a photo's dark ground), not text in a frame
 MOST_INK = 0.3
 
+#: rules across above which a page is ruled paper, not a page with framed boxes; boxes read per page
+MOST_RULES = 200
+MOST_BOXES = 8
+
 Box = tuple[int, int, int, int]
 
 
@@ -59,10 +63,13 @@ def _side(dark: Any, x: int, y0: int, y1: int, reach: int) -> bool:
 def ruled_boxes(grey: Any) -> list[Box]:
     """The ruled boxes (``x0, y0, x1, y1`` in pixels) of a grey page image (a 2-D ``uint8`` array): two
     rules across, one above the other and of the same length, joined at both ends by rules down; a box
-    inside another is left out (its frame is the table's, not another box)."""
+    inside another is left out (its frame is the table's, not another box); the :data:`MOST_BOXES`
+    largest, none on a page of more than :data:`MOST_RULES` rules across."""
     dark = grey < INK
     h, w = dark.shape
     across = _rules_across(dark, max(int(w * RULE_SHARE), 20))
+    if len(across) > MOST_RULES:  # ruled paper or a striped picture: no frame to read apart
+        return []
     reach = max(w // 200, 3)
     boxes: list[Box] = []
     for i, (ya, a0, a1) in enumerate(across):
@@ -75,7 +82,8 @@ def ruled_boxes(grey: Any) -> list[Box]:
                     boxes.append((x0, ya, x1, yb))
                 break  # the nearest rule below that closes the box
     boxes = sorted({b for b in boxes if (b[2] - b[0]) * (b[3] - b[1]) <= MOST_OF_PAGE * w * h})
-    return [b for b in boxes if not any(o != b and _within(b, o) for o in boxes)]
+    outer = [b for b in boxes if not any(o != b and _within(b, o) for o in boxes)]
+    return sorted(outer, key=lambda b: -(b[2] - b[0]) * (b[3] - b[1]))[:MOST_BOXES]  # the largest
 
 
 def _within(inner: Box, outer: Box) -> bool:

@@ -9,7 +9,7 @@ import pymupdf
 import pytest
 
 from ragkit.ingestion.ocr import tesseract_path
-from ragkit.ingestion.ocr_boxes import box_rows, ruled_boxes
+from ragkit.ingestion.ocr_boxes import MOST_BOXES, box_rows, ruled_boxes
 from ragkit.ingestion.parse import parse_bytes
 
 needs_tesseract = pytest.mark.skipif(tesseract_path() is None, reason="Tesseract is not installed")
@@ -98,3 +98,15 @@ def test_a_frame_is_a_box_and_a_dark_photo_or_the_page_border_is_not():
     assert ruled_boxes(_frame(1100, 850, (100, 300, 400, 900), fill=20)) == []  # an X-ray's dark ground
     assert ruled_boxes(_frame(1100, 850, (20, 20, 830, 1080))) == []  # the page's own border
     assert ruled_boxes(np.full((1100, 850), 250, np.uint8)) == []
+
+
+def test_ruled_paper_has_no_boxes_and_a_page_of_frames_reads_the_largest_few():
+    stripes = np.full((3300, 2550), 250, np.uint8)
+    stripes[::6] = 0  # a rule every 6 pixels: 550 of them
+    assert ruled_boxes(stripes) == []
+    page = np.full((3300, 2550), 250, np.uint8)
+    for k in range(12):  # twelve framed boxes, the first the largest
+        y = 100 + 260 * k
+        page[:] = np.minimum(page, _frame(3300, 2550, (100, y, 1500 - 50 * k, y + 200)))
+    found = ruled_boxes(page)
+    assert len(found) == MOST_BOXES and found[0][2] > 1400 and all(b[2] > 1000 for b in found)
