@@ -57,7 +57,8 @@ def closing(bbox: Box, edges: list[dict[str, Any]]) -> Box:
 
     lo = max(side(top, -1), side(bottom, -1))
     hi = min(side(top, 1), side(bottom, 1))
-    down = min(_reach(down_, x, bottom, "x0", "top", "bottom") for x in (x0, x1))
+    own = [e for e in down_ if e["top"] >= top - _SLACK]  # a page's column rule starts above the table
+    down = min(_reach(own, x, bottom, "x0", "top", "bottom") for x in (x0, x1))
     return min(lo, x0), top, max(hi, x1), max(down, bottom)
 
 

@@ -79,6 +79,9 @@ def test_a_rule_across_is_followed_to_where_it_ends_and_a_column_rule_to_where_i
     assert closing((190, 60, 495, 100), across + down) == (45, 60, 567, 130)
     # a rule across at the top only (a heading's underline) opens no side
     assert closing((190, 60, 495, 100), across[:3]) == (190, 60, 495, 100)
+    # a page's column rule that runs through the table from above is not the table's own
+    page_rule = {"orientation": "v", "x0": 495, "top": 20, "bottom": 700}
+    assert closing((190, 60, 495, 100), across + down[:2] + [page_rule]) == (45, 60, 567, 100)
 
 
 def test_dot_leaders_are_dropped_from_cells_and_an_ellipsis_is_kept():
