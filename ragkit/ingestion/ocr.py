@@ -165,13 +165,10 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
     png = pix.tobytes("png")
     tsv = _tsv(exe, png, lang)
     read = parse_tsv(tsv)
-    if read.confidence >= TURN_BELOW:
-        return _boxed(exe, page, pix, tsv, lang) or read
-    turn = orientation(exe, png)
-    if not turn:
-        return _boxed(exe, page, pix, tsv, lang) or read
-    again = _read(exe, _grey_png(page, dpi, limits, turn=turn), lang)
-    return again if again.confidence * again.words > read.confidence * read.words else read
+    if read.confidence < TURN_BELOW and (turn := orientation(exe, png)):
+        again = _read(exe, _grey_png(page, dpi, limits, turn=turn), lang)
+        return again if again.confidence * again.words > read.confidence * read.words else read
+    return _boxed(exe, page, pix, tsv, lang) or read
 
 
 def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None:
@@ -192,13 +189,15 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
         inset = max((box[2] - box[0]) // 100, 4)  # the frame's own ink is no text
         x0, y0, x1, y1 = (box[0] + inset, box[1] + inset, box[2] - inset, box[3] - inset)
         clip = pymupdf.Rect(x0 * scale, y0 * scale, x1 * scale, y1 * scale)
+        read = [r for centre, r in words if inside(box, *centre)]
+        if not read:  # nothing the layout read there to put right: no second Tesseract run
+            continue
         box_tsv = _tsv(exe, _grey_png(page, 72 / scale, None, clip=clip), lang, psm=6)
         alone = parse_tsv(box_tsv)
-        read = [r for centre, r in words if inside(box, *centre)]
         lines = {(r["block_num"], r["par_num"], r["line_num"]) for r in read}
         columns = len(read) <= TABLE_LINE_WORDS * len(lines)
         more = alone.words >= BOX_MORE * len(read) or (columns and alone.words >= len(read))
-        if read and more and alone.confidence >= BOX_CONFIDENCE:
+        if more and alone.confidence >= BOX_CONFIDENCE:
             rows = box_rows(
                 [((int(r["block_num"]), int(r["par_num"]), int(r["line_num"])), int(r["left"]),
                   int(r["left"]) + int(r["width"]), r["text"].strip()) for _, r in _words(box_tsv)]

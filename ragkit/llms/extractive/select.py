@@ -362,7 +362,9 @@ def choose(
     front = spec.expects in FRONT_KINDS and any(s.unit.front for s in chosen)
     said = unit_terms(text, terms_of, " ".join(front_words(s.unit, common) for s in chosen))
     cov = coverage(spec, weight, said, context, 1.0 if front else CONTEXT)
-    kind = (spec.expects == "any" or cov >= MIN_KIND_COVERAGE) and kind_found(text, spec, common)
+    # a value of the kind asked for anywhere in the evidence, however few of the question's terms
+    value_found = kind_found(text, spec, common)
+    kind = (spec.expects == "any" or cov >= MIN_KIND_COVERAGE) and value_found
     cos = max(s.cosine for s in chosen)
     cos_part = min(max((cos - 0.25) / 0.35, 0.0), 1.0)
     value = 0.45 * cov + 0.25 * float(kind) + 0.30 * cos_part
@@ -383,8 +385,7 @@ def choose(
     inputs = {
         "expects": spec.expects,
         "kind_found": kind,
-        # a value of the kind asked for anywhere in the evidence, however few of the question's terms
-        "value_found": kind_found(text, spec, common),
+        "value_found": value_found,
         "coverage": round(cov, 4),
         "cosine": round(cos, 4),
         "missing_terms": [as_asked(t, spec.text, terms_of) for t in missing[:5]],
