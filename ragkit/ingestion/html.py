@@ -82,6 +82,61 @@ def keep_bylines(tree: Any) -> int:
     return n
 
 
+#: class words of a container that holds an article's text (a body split by ads repeats the class)
+_BODY_CLASS = re.compile(r"body|content|article|story|entry|post|text", re.I)
+#: a container is prose when it holds two paragraphs of at least this many words
+_PROSE_WORDS = 20
+#: class words of a heading set as a styled block ("pf_subheadline"), not as <h2>…<h6>
+_SUBHEAD_CLASS = re.compile(r"sub-?head|cross-?head|inter-?title|section-?title", re.I)
+#: class words of an article's standfirst (the lede under its headline), often set in a <span>
+_LEDE_CLASS = re.compile(r"lede|leader|standfirst|\bdek\b|\bdeck\b", re.I)
+_BLOCKS = "p div section article table ul ol dl blockquote pre h1 h2 h3 h4 h5 h6 figure".split()
+
+
+def join_split_bodies(tree: Any) -> int:
+    """An article body split by ads into several containers of one class, joined into the first: the
+    extractor reads one container, and the story stopped at the first ad (two thirds of a Wired story
+    lost). Only containers of prose whose class names a body; returns how many were joined."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for el in tree.xpath("//body//*[self::div or self::section or self::article][@class]"):
+        if _BODY_CLASS.search(el.get("class", "")):
+            groups.setdefault((el.tag, " ".join(el.get("class", "").split())), []).append(el)
+    n = 0
+    for parts in groups.values():
+        prose = [el for el in parts if _prose(el)]
+        first = prose[0] if len(prose) > 1 else None
+        for el in prose[1:]:
+            if first is None or first in el.iterancestors() or el in first.iterancestors():
+                continue
+            for child in list(el):
+                first.append(child)
+            el.drop_tree()
+            n += 1
+    return n
+
+
+def _prose(el: Any) -> bool:
+    """Two paragraphs of prose or more, and shown (an ad-blocker notice is a hidden box of one)."""
+    hidden = el.xpath("ancestor-or-self::*[contains(translate(@style, ' ', ''), 'display:none')]")
+    return not hidden and sum(len(p.text_content().split()) >= _PROSE_WORDS for p in el.iter("p")) >= 2
+
+
+def styled_blocks(tree: Any) -> int:
+    """Subheadings and standfirsts set as classed blocks of text, as a heading and a paragraph ("<div
+    class='pf_subheadline'>Who pays the cost of a tariff?</div>", "<span class='article-leader'>Welcome
+    to the new …</span>"): the extractor drops a block that is no paragraph and no heading."""
+    n = 0
+    for el in tree.xpath("//body//*[self::div or self::span or self::p][@class]"):
+        words, cls = el.text_content().split(), el.get("class", "")
+        if not words or el.xpath("|".join(f".//{t}" for t in _BLOCKS)):
+            continue
+        if _SUBHEAD_CLASS.search(cls) and len(words) <= 20:
+            el.tag, n = "h3", n + 1
+        elif _LEDE_CLASS.search(cls) and el.tag != "p" and len(words) <= 120:
+            el.tag, n = "p", n + 1
+    return n
+
+
 def title_block(tree: Any) -> list[str]:
     """The page's headline (its first ``<h1>`` outside navigation) as a Markdown heading, and the byline
     that follows it, as the page shows them (read before the extractor, which often leaves both out)."""
@@ -101,27 +156,43 @@ def title_block(tree: Any) -> list[str]:
     return out
 
 
+_CROSSED = ("s", "del", "strike")
+
+
 def plain_inline(tree: Any) -> int:
     """Superscripts, subscripts and emphasis around a lone symbol as the plain text the page shows ("[1]",
-    "x2", "^"): the extractor would write them as ``<sup>`` tags and ``**^**``, markup the page does not
-    show. Returns how many."""
+    "x2", "^"), underlines as plain text, a disclosure's summary as a paragraph: the extractor would write
+    ``<sup>`` and ``<u>`` tags, ``**^**`` and ``~~~~``, markup the page does not show. Returns how many."""
     n = 0
-    for el in tree.xpath("//sup | //sub | //b | //strong | //i | //em"):
+    for el in tree.xpath(
+        "//sup | //sub | //u | //ins | //b | //strong | //i | //em | //s | //del | //strike"
+    ):
         text = "".join(el.itertext())
-        if el.tag in ("sup", "sub") or (text.strip() and not re.search(r"\w", text)):
-            el.tag = "span"
+        crossed = el.tag in _CROSSED and any(a.tag in _CROSSED for a in el.iterancestors())
+        if el.tag in ("sup", "sub", "u", "ins") or crossed or (text.strip() and not re.search(r"\w", text)):
+            el.tag = "span"  # underline has no Markdown: the extractor would write <u>; ~~ in ~~ is ~~~~
             n += 1
+    for el in tree.xpath("//details/summary"):
+        el.tag = "p"  # a disclosure's label is text the page shows; the extractor drops it
+        n += 1
     return n
 
 
 def keep_captions(tree: Any) -> int:
-    """A figure's caption as a paragraph (the extractor drops figures, and their captions with them)."""
+    """A figure's caption as a paragraph (the extractor drops figures, and their captions with them). Its
+    links become plain text and the picture goes (no image is read): a caption that is all link ("Wood
+    ducks.") or sits beside a linked picture is otherwise taken for navigation."""
     n = 0
     for cap in tree.xpath("//figcaption[not(ancestor::nav) and not(ancestor::footer)]"):
-        figure = next(iter(cap.xpath("ancestor::figure")), None)
+        figure = next(iter(cap.xpath("ancestor::figure[1]")), None)
         if figure is not None:
             figure.tag = "div"
+            for pic in figure.xpath(".//img | .//picture | .//svg | .//video | .//a[not(normalize-space())]"):
+                if pic.getparent() is not None:
+                    pic.drop_tree()  # the picture (not read) and its link; a table or text in it stays
         cap.tag = "p"
+        for link in cap.xpath(".//a"):
+            link.drop_tag()
         for el in [cap, *cap.iterdescendants()]:  # the extractor drops whatever is classed a caption
             for attr in ("class", "id"):
                 if "caption" in (el.get(attr) or "").lower():
@@ -190,6 +261,8 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     if tree is None:
         raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
     unwrap_layout_tables(tree)
+    join_split_bodies(tree)
+    styled_blocks(tree)
     heading = title_block(tree)
     keep_bylines(tree)
     keep_captions(tree)

@@ -66,3 +66,100 @@ def test_a_photo_caption_classed_as_a_caption_is_kept():
     )
     text = html_to_document("news.html", page).text
     assert "Peacekeepers at a refugee camp in Sudan on Monday." in text and "Paragraph 7 of the story" in text
+
+
+def test_a_caption_that_is_all_link_beside_a_linked_picture_is_kept():
+    """Wikipedia's thumbnails: the picture links to its file page and the caption is a link ("Wood
+    ducks."), which the extractor took for navigation and dropped."""
+    from ragkit.ingestion.html import html_to_document
+
+    prose = b"<p>%s are birds that live near water and swim in ponds, lakes and rivers, in flocks.</p>"
+    figure = (
+        b"<figure class='mw-default-size'><a href='/wiki/File:W.jpg' class='mw-file-description'>"
+        b"<img src='//u/W.jpg' width='220'></a><figcaption><a href='/wiki/%s'>%s</a>.</figcaption></figure>"
+    )
+    page = (
+        b"<html><body><main><div class='mw-parser-output'>"
+        + prose % b"Ducks"
+        + prose % b"Geese"
+        + figure % (b"Wood_duck", b"Wood ducks")
+        + figure % (b"Ringed_teal", b"Ringed teal")
+        + b"<h2>Next</h2>"
+        + prose % b"Swans"
+        + b"</div></main></body></html>"
+    )
+    text = html_to_document("duck.html", page).text
+    assert "Wood ducks." in text and "Ringed teal." in text and "Swans are birds" in text
+
+
+def test_underlines_nested_strikes_and_a_disclosure_summary_read_as_the_page_shows_them():
+    """``<u>`` has no Markdown: the extractor wrote the tag itself; ``<s><del>`` became ``~~~~``; a
+    ``<summary>`` label was dropped."""
+    from ragkit.ingestion.fidelity import markup_leaks
+    from ragkit.ingestion.html import html_to_document
+
+    page = (
+        b"<html><body><article><h1>Formatting</h1><p>Insertions read as <u>underlined with u</u> and "
+        b"<ins>inserted with ins</ins>, crossed out as <s><del>double strikethrough</del></s> here.</p>"
+        b"<details><summary>Heading for the details element</summary><p>Description of the details "
+        b"element.</p></details><p>Some more prose of the page follows, long enough to be an article.</p>"
+        b"</article></body></html>"
+    )
+    text = html_to_document("fmt.html", page).text
+    assert "read as underlined with u and inserted with ins, crossed out as ~~double strikethrough~~" in text
+    assert "Heading for the details element" in text and "Description of the details element." in text
+    assert not markup_leaks(text) and "~~~~" not in text
+
+
+def test_a_table_set_in_a_figure_keeps_its_rows_and_its_caption():
+    from ragkit.ingestion.html import html_to_document
+
+    page = (
+        b"<html><body><article><h1>Results</h1><p>The results of the three runs on the held-out set are in "
+        b"the table below, with the mean of each.</p><figure class='table'><table><tr><th>Run</th><th>Score"
+        b"</th></tr><tr><td>First</td><td>0.71</td></tr><tr><td>Second</td><td>0.74</td></tr></table>"
+        b"<figcaption>Table 2: <a href='#runs'>Scores</a> per run.</figcaption></figure><p>The second run "
+        b"scored best of the three, by a small margin over the first.</p></article></body></html>"
+    )
+    text = html_to_document("results.html", page).text
+    assert "| First | 0.71 |" in text and "Table 2: Scores per run." in text and "scored best" in text
+
+
+def _para(topic: str, k: int) -> bytes:
+    return (
+        f"<p>Paragraph {k} about {topic} goes on for long enough to be prose: it has well over twenty words "
+        f"in it, as a story's paragraphs do, and it ends here.</p>"
+    ).encode()
+
+
+def test_a_story_split_by_an_ad_into_two_bodies_of_one_class_is_read_whole():
+    """Wired's layout: the story in two ``article__body`` containers with an ad between; the extractor
+    read the first and two thirds of the story were lost."""
+    from ragkit.ingestion.html import html_to_document
+
+    body = b"<div class='grid--item body article__body'>%s</div>"
+    page = (
+        b"<html><body><article><h1>Banking</h1>" + body % b"".join(_para("banks", k) for k in (1, 2))
+        + b"<div class='ad'><span>Advertisement</span></div>"
+        + body % b"".join(_para("apps", k) for k in (3, 4, 5))
+        + b"<div class='adblocker-message__body' style='display: none'>" + _para("ads", 6) + _para("ads", 7)
+        + b"</div></article></body></html>"
+    )  # fmt: skip
+    text = html_to_document("story.html", page).text
+    assert all(f"Paragraph {k} about" in text for k in (1, 2, 3, 4, 5)), text
+    assert "about ads" not in text  # a hidden box of the same kind is not joined
+
+
+def test_a_subheading_and_a_standfirst_set_as_styled_blocks_are_kept():
+    """PolitiFact's subheadings in ``<div class='pf_subheadline'>``, AppleInsider's lede in a ``<span>``."""
+    from ragkit.ingestion.html import html_to_document
+
+    page = (
+        b"<html><body><article><h1>Tariffs</h1><span><span class='article-leader'>Welcome to the guide to "
+        b"tariffs.</span></span>" + _para("trade", 1) + _para("trade", 2)
+        + b"<div class='pf_subheadline'>Who pays the cost of a tariff?</div>" + _para("costs", 3)
+        + _para("costs", 4) + b"</article></body></html>"
+    )  # fmt: skip
+    text = html_to_document("tariffs.html", page).text
+    assert "### Who pays the cost of a tariff?" in text and "Paragraph 3 about costs" in text
+    assert "Welcome to the guide to tariffs." in text
