@@ -143,11 +143,17 @@ Target="word/document.xml"/></Relationships>"""
 def rich_docx() -> bytes:
     """A Word file whose text python-docx's paragraph view half loses: a footnote, a deleted revision,
     a text box (stored twice, as Word does), a content control, and a cell merged across two columns."""
+    return docx_of(_DOCX_BODY, _FOOTNOTES)
+
+
+def docx_of(document_xml: str, footnotes_xml: str | None = None) -> bytes:
+    """A minimal Word package around ``document_xml`` (with a Heading 1 style, and footnotes if given)."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w") as z:
         z.writestr("[Content_Types].xml", _TYPES)
         z.writestr("_rels/.rels", _RELS)
-        z.writestr("word/document.xml", _DOCX_BODY)
-        z.writestr("word/footnotes.xml", _FOOTNOTES)
+        z.writestr("word/document.xml", document_xml)
+        if footnotes_xml:
+            z.writestr("word/footnotes.xml", footnotes_xml)
         z.writestr("word/styles.xml", _STYLES)
     return out.getvalue()

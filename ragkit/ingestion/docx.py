@@ -1,5 +1,6 @@
 """Word documents -> Markdown, read from the document's XML in the order Word shows it: heading styles
-become ``#`` headings, numbered and bulleted paragraphs ``-`` items, tables Markdown tables (a merged
+become ``#`` headings, numbered paragraphs and headings keep the numbers Word draws ("1.2", "b)"),
+bulleted ones become ``-`` items, equations linear text, tables Markdown tables (a merged
 cell written once), and the text python-docx's paragraph view leaves out — text boxes, content controls
 (forms), footnotes and endnotes — kept. Deleted revisions, page headers and footers are not text."""
 
@@ -14,6 +15,8 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
+from ragkit.ingestion.docx_math import is_math, math_text
+from ragkit.ingestion.docx_numbering import Numbering
 from ragkit.ingestion.limits import Budget, Limits, check_zip_expansion
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
@@ -65,6 +68,8 @@ def _run_text(el: Any) -> str:
             out.append(chr(int(node.get(f"{W}char", "20"), 16)) if node.get(f"{W}char") else "")
         elif tag == f"{W}tbl" or tag == f"{W}p":
             continue  # read as blocks of their own
+        elif is_math(node):
+            out.append(f" {math_text(node)} ")  # two equations in one paragraph stay apart
         else:
             out.append(_run_text(node))
     return "".join(out)
@@ -86,21 +91,27 @@ def _anchored_in(box: Any, p: Any) -> bool:
 class _Reader:
     """Walks ``word/document.xml`` (and the notes) collecting Markdown blocks in reading order."""
 
-    def __init__(self, styles: dict[str, str]) -> None:
+    def __init__(self, styles: dict[str, str], numbering: Numbering | None = None) -> None:
         self.styles = styles
+        self.numbering = numbering or Numbering(None, None)
         self.parts: list[str] = []
 
     def paragraph(self, p: Any) -> None:
         text = " ".join(_run_text(p).split())
         boxes = [b for b in p.iter(f"{W}txbxContent") if _anchored_in(b, p)]
+        ppr = p.find(f"{W}pPr")
+        style_el = ppr.find(f"{W}pStyle") if ppr is not None else None
+        style_id = style_el.get(f"{W}val", "") if style_el is not None else ""
+        style = self.styles.get(style_id, "")
+        num_pr = ppr.find(f"{W}numPr") if ppr is not None else None
+        number = self.numbering.label(num_pr, style_id)  # counted even for an empty item, as Word does
         if text:
-            ppr = p.find(f"{W}pPr")
-            style_el = ppr.find(f"{W}pStyle") if ppr is not None else None
-            style = self.styles.get(style_el.get(f"{W}val", ""), "") if style_el is not None else ""
             if style.startswith("heading") or style == "title":
                 level = int(m.group(0)) if (m := re.search(r"\d", style)) else 1
-                text = "#" * min(level, 6) + " " + text
-            elif (ppr is not None and ppr.find(f"{W}numPr") is not None) or "list" in style:
+                text = "#" * min(level, 6) + " " + (f"{number} " if number else "") + text
+            elif number:
+                text = f"{number} {text}"
+            elif num_pr is not None or "list" in style:
                 text = "- " + text
             self.parts.append(text)
         for box in boxes:  # a text box's paragraphs after the paragraph that anchors it
@@ -115,7 +126,7 @@ class _Reader:
                 span = pr.find(f"{W}gridSpan") if pr is not None else None
                 merged = pr.find(f"{W}vMerge") if pr is not None else None
                 continued = merged is not None and merged.get(f"{W}val", "continue") == "continue"
-                inner = _Reader(self.styles)
+                inner = _Reader(self.styles, self.numbering)
                 inner.blocks(tc)
                 text = "" if continued else " ".join(" ".join(inner.parts).split())
                 row.append(text)
@@ -137,7 +148,9 @@ class _Reader:
                 self.blocks(el)
 
 
-def _notes(z: zipfile.ZipFile, styles: dict[str, str], part: str, tag: str) -> list[str]:
+def _notes(
+    z: zipfile.ZipFile, styles: dict[str, str], part: str, tag: str, numbering: Numbering
+) -> list[str]:
     """The footnotes (or endnotes) as paragraphs, each opened by its number."""
     root = _xml(z, part)
     if root is None:
@@ -146,7 +159,7 @@ def _notes(z: zipfile.ZipFile, styles: dict[str, str], part: str, tag: str) -> l
     for note in root.iter(f"{W}{tag}"):
         if note.get(f"{W}type") in ("separator", "continuationSeparator", "continuationNotice"):
             continue
-        reader = _Reader(styles)
+        reader = _Reader(styles, numbering)
         reader.blocks(note)
         if text := " ".join(" ".join(reader.parts).split()):
             out.append(f"{note.get(f'{W}id', '')} {text}".strip())
@@ -166,11 +179,12 @@ def docx_to_document(name: str, data: bytes) -> Document:
                 raise KeyError("word/document.xml")
             body = root.find(f"{W}body")
             styles = _styles(z)
-            reader = _Reader(styles)
+            numbering = Numbering(_xml(z, "word/numbering.xml"), _xml(z, "word/styles.xml"))
+            reader = _Reader(styles, numbering)
             if body is not None:
                 reader.blocks(body)
-            notes = _notes(z, styles, "word/footnotes.xml", "footnote")
-            notes += _notes(z, styles, "word/endnotes.xml", "endnote")
+            notes = _notes(z, styles, "word/footnotes.xml", "footnote", numbering)
+            notes += _notes(z, styles, "word/endnotes.xml", "endnote", numbering)
             title = _core_title(z)
     except (zipfile.BadZipFile, KeyError, etree.XMLSyntaxError, ValueError) as e:
         raise DocumentError(
