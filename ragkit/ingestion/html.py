@@ -116,9 +116,8 @@ def join_split_bodies(tree: Any) -> int:
 
 
 def _prose(el: Any) -> bool:
-    """Two paragraphs of prose or more, and shown (an ad-blocker notice is a hidden box of one)."""
-    hidden = el.xpath("ancestor-or-self::*[contains(translate(@style, ' ', ''), 'display:none')]")
-    return not hidden and sum(len(p.text_content().split()) >= _PROSE_WORDS for p in el.iter("p")) >= 2
+    """Two paragraphs of prose or more."""
+    return sum(len(p.text_content().split()) >= _PROSE_WORDS for p in el.iter("p")) >= 2
 
 
 def styled_blocks(tree: Any) -> int:
@@ -135,6 +134,73 @@ def styled_blocks(tree: Any) -> int:
         elif _LEDE_CLASS.search(cls) and el.tag != "p" and len(words) <= 120:
             el.tag, n = "p", n + 1
     return n
+
+
+#: inline elements: loose text runs through them
+_INLINE = set("a abbr b bdi cite code em font i kbd mark q s small span strong sub sup time u".split())
+#: a loose run of text this long (words) is a paragraph the page shows
+_LOOSE_WORDS = 8
+
+
+def wrap_loose_text(tree: Any) -> int:
+    """Text set loose in a container between blocks or line breaks ("<section>We bring you the best
+    deals …<p></p><h2>…</h2><a><img></a>The price of …<br>") as paragraphs: the extractor reads
+    paragraphs and drops the rest. A run is the text and inline elements between two blocks; a box of
+    text alone is left as it is."""
+    etree = require("lxml.etree", "reading HTML")
+    n = 0
+    for box in tree.xpath("//body//*[self::div or self::section or self::article or self::main or self::td]"):
+        runs: list[list[Any]] = [[]]
+        lead = box.text or ""
+        for child in box:
+            if isinstance(child.tag, str) and child.tag in _INLINE:
+                runs[-1].append(child)
+            else:
+                runs.append([child])  # a block or a break ends the run; its tail starts the next
+        if len(runs) == 1:
+            continue  # text and inline elements only: the extractor reads such a box as a paragraph
+        for k, run in enumerate(runs):
+            head = lead if k == 0 else (run[0].tail or "")
+            inline = run if k == 0 else run[1:]
+            text = head + "".join(etree.tostring(el, method="text", encoding=str) for el in inline)
+            linked = sum(len(a.text_content()) for el in inline for a in el.iter("a"))
+            if len(text.split()) < _LOOSE_WORDS or 2 * linked > len(text):
+                continue  # short, or mostly link (a wrapped link is dropped as navigation; loose, kept)
+            p = etree.Element("p")
+            p.text = head
+            if k == 0:
+                box.text = None
+                box.insert(0, p)
+            else:
+                run[0].tail = None
+                run[0].addnext(p)
+            for el in inline:
+                p.append(el)  # moves it, with its tail
+            n += 1
+    return n
+
+
+_HIDDEN_CLASS = {"hidden", "sr-only", "visually-hidden", "screen-reader-text", "invisible"}
+
+
+def _hidden(el: Any) -> bool:
+    """Whether the page keeps ``el`` itself out of sight: display:none, the hidden attribute, or a
+    hiding class with no breakpoint that shows it again ("hidden md:block" shows on a wide screen)."""
+    style = (el.get("style") or "").replace(" ", "").lower()
+    if "display:none" in style or "visibility:hidden" in style or el.get("hidden") is not None:
+        return True
+    classes = (el.get("class") or "").lower().split()
+    return bool(_HIDDEN_CLASS & set(classes)) and not any(":" in c for c in classes)
+
+
+def drop_hidden(tree: Any) -> int:
+    """Remove what the page does not show (structured data in a hidden span: an image URL, "jdadmin",
+    a timestamp; an ad-blocker notice): the extractor reads it as text. Returns how many."""
+    gone = [el for el in tree.xpath("//body//*[@style or @hidden or @class]") if _hidden(el)]
+    for el in gone:
+        if el.getparent() is not None:
+            el.drop_tree()  # its tail, text that follows it, stays
+    return len(gone)
 
 
 def title_block(tree: Any) -> list[str]:
@@ -260,9 +326,11 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     tree = load_html(data)  # decoded by its declared or detected charset ("—", not "â")
     if tree is None:
         raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
+    drop_hidden(tree)
     unwrap_layout_tables(tree)
     join_split_bodies(tree)
     styled_blocks(tree)
+    wrap_loose_text(tree)
     heading = title_block(tree)
     keep_bylines(tree)
     keep_captions(tree)

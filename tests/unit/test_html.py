@@ -163,3 +163,25 @@ def test_a_subheading_and_a_standfirst_set_as_styled_blocks_are_kept():
     text = html_to_document("tariffs.html", page).text
     assert "### Who pays the cost of a tariff?" in text and "Paragraph 3 about costs" in text
     assert "Welcome to the guide to tariffs." in text
+
+
+def test_loose_text_between_blocks_is_read_and_hidden_structured_data_is_not():
+    """IGN's deals page: its text set loose in a ``<section>`` between headings and linked pictures,
+    which the extractor dropped (92 of 120 body sentences); a theme's hidden schema data (image URL,
+    author, timestamp) in a ``<span class='hidden'>`` must not become text."""
+    from ragkit.ingestion.html import html_to_document
+
+    page = (
+        b"<html><body><article><h1>Daily deals</h1><section class='article-page'>We bring you the best deals "
+        b"we found today on games, hardware and electronics.<p></p><h2>A controller for $39.99</h2><a href="
+        b"'/x'><img src='c.jpg'></a>The price of the <b>crystal</b> controller has dropped to Black Friday "
+        b"levels early this year.<br><ul><li><a href='/buy'>Get it on Amazon for 39.99</a></li></ul>"
+        b"<a class='tweet' href='/share'><span>A quote to tweet that is only a link to share it</span></a>"
+        b"<span class='hidden'><span itemprop='url'>http://example.com/pic.jpeg</span> <span itemprop='name'>"
+        b"jdadmin</span> <span itemprop='datePublished'>2018-10-12 06:43:54</span> and more data</span>"
+        + _para("deals", 1) + _para("prices", 2) + b"</section></article></body></html>"
+    )  # fmt: skip
+    text = html_to_document("deals.html", page).text
+    assert "We bring you the best deals we found today" in text
+    assert "The price of the **crystal** controller has dropped to Black Friday levels" in text
+    assert "jdadmin" not in text and "2018-10-12" not in text
