@@ -13,6 +13,7 @@ LEAKS = {
     "emphasis around a symbol": re.compile(r"(?<![\w*])(?:_[^\w\s]{1,3}_|\*\*[^\w\s]{1,3}\*\*)(?![\w*])"),
     "markdown escape": re.compile(r"\\[\[\]_*#`<>]"),
     "picture placeholder": re.compile(r"intentionally omitted|picture text", re.I),
+    "unmapped glyph": re.compile(r"\(cid:\d+\)"),
 }
 
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"

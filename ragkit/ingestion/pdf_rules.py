@@ -1,8 +1,9 @@
 """Tables drawn with some of their rules missing, read whole by pdfplumber: a government table's open
 sides (rules across its top and bottom that run on past its outer column rules) and a table broken by a
 page (its column rules running on past its last rule across), and rows that share one ruled cell, told
-apart by where their lines start. A closed table is kept only when it reads as rows (no cell of more
-than a few lines) and each strip it adds is one column; otherwise the table stays as pdfplumber found it."""
+apart by where their lines start. A closed table is kept only when each strip it adds is one column and
+it reads as rows (no cell of more than a few lines) or holds words the open one left out; otherwise the
+table stays as pdfplumber found it."""
 
 from __future__ import annotations
 
@@ -67,7 +68,7 @@ def _one_column(page: Any, strip: Box) -> bool:
     one more column, not a block of several that no rule separates."""
     if strip[2] - strip[0] <= _SLACK or strip[3] - strip[1] <= _SLACK:
         return True
-    words = page.crop(strip).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
+    words = page.crop(strip, strict=False).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
     for a, b in pairwise(words):
         same_line = abs(a["top"] - b["top"]) <= _SLACK
         if same_line and b["x0"] - a["x1"] > _COLUMN_GAP * min(a["size"], b["size"]):
@@ -77,13 +78,14 @@ def _one_column(page: Any, strip: Box) -> bool:
 
 def table_rows(page: Any) -> list[tuple[Box, Rows]]:
     """A pdfplumber page's ruled tables as (box, rows of cell text), each closed where its rules leave
-    it open when the closed table still reads as rows."""
+    it open when the closed table still reads as rows, or reads words the open one left in no cell."""
     out: list[tuple[Box, Rows]] = []
     edges = page.edges
     for table in page.find_tables():
         box = closing(table.bbox, edges)
         out.append((table.bbox, split_rows(table, page)))
-        if max(abs(a - b) for a, b in zip(box, table.bbox, strict=True)) <= _SLACK:
+        lost = _lost(table, page)
+        if max(abs(a - b) for a, b in zip(box, table.bbox, strict=True)) <= _SLACK and not lost:
             continue
         x0, x1 = table.bbox[0], table.bbox[2]
         if not (
@@ -97,9 +99,23 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
             "explicit_vertical_lines": sides[:2], "explicit_horizontal_lines": sides[2:],
         }) if abs(t.bbox[0] - lo) <= _SLACK and abs(t.bbox[1] - up) <= _SLACK]  # fmt: skip
         rows = split_rows(again[0], page) if again else []
-        if rows and max(_height(c) for r in rows for c in r) <= _MOST_LINES:
+        if rows and (max(_height(c) for r in rows for c in r) <= _MOST_LINES or _lost(again[0], page) < lost):
             out[-1] = (again[0].bbox, rows)
     return out
+
+
+def _lost(table: Any, page: Any) -> int:
+    """How many words inside the table's box stand in none of its cells (an outer column whose side
+    has no rule: pdfplumber finds the header cell a filled band closes, and none below it)."""
+    cells = table.cells
+
+    def held(w: dict[str, Any]) -> bool:
+        x, y = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
+        return any(c[0] <= x <= c[2] and c[1] <= y <= c[3] for c in cells)
+
+    return sum(
+        not held(w) for w in page.crop(table.bbox, strict=False).extract_words(x_tolerance_ratio=WORD_GAP)
+    )
 
 
 def _height(cell: str | None) -> int:
@@ -109,7 +125,7 @@ def _height(cell: str | None) -> int:
 def _lines(page: Any, bbox: Box | None) -> list[tuple[float, str]]:
     if bbox is None:
         return []
-    rows = page.crop(bbox).extract_text_lines(x_tolerance_ratio=WORD_GAP, return_chars=False)
+    rows = page.crop(bbox, strict=False).extract_text_lines(x_tolerance_ratio=WORD_GAP, return_chars=False)
     return [(r["top"], r["text"]) for r in rows if r["text"].strip()]
 
 
@@ -117,7 +133,11 @@ def split_rows(table: Any, page: Any) -> Rows:
     """The table's rows of cell text (words spaced by their gaps relative to the font size: pdfplumber's
     fixed 3 pt glued a small table's words, "Sourcearticles"), a ruled row that holds several rows split
     where they begin (:func:`_row_starts`); never the first, a header of stacked words."""
-    texts = table.extract(x_tolerance_ratio=WORD_GAP)
+    turned = _turned(page)
+    texts = table.extract(x_tolerance_ratio=WORD_GAP, **turned)
+    if turned:
+        texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
+                 for r, ts in zip(table.rows, texts, strict=True)]  # fmt: skip
     out: Rows = []
     for k, (row, cells) in enumerate(zip(table.rows, texts, strict=True)):
         if k == 0 or not any(c and "\n" in c for c in cells):  # the first row: a header set in lines
@@ -135,6 +155,29 @@ def split_rows(table: Any, page: Any) -> Rows:
                 "\n".join(t for y, t in ls if a - _SLACK <= y < b - _SLACK) if ls else None for ls in lines
             ])  # fmt: skip
     return out
+
+
+def _turned(page: Any) -> dict[str, str]:
+    """How to read the page's turned text: pdfplumber reads it top to bottom, but a tall header cell's
+    words turned anticlockwise ("*JOBCTL" up the cell) read bottom to top, else "LTCBOJ*"."""
+    turned = [c["matrix"][1] for c in page.chars if not c["upright"]]
+    if 2 * sum(b > 0 for b in turned) > len(turned):
+        return {"char_dir_rotated": "btt", "line_dir_rotated": "ltr"}
+    return {}
+
+
+def _upwards(page: Any, bbox: Box | None, text: str | None, turned: dict[str, str]) -> str | None:
+    """A cell of turned words only, as its words in reading order (pdfplumber's text of it stacks them
+    top first: "Authority\nNo" for "No Authority" read up the cell)."""
+    if not text or bbox is None:
+        return text
+    chars = [c for c in page.chars if bbox[0] <= (c["x0"] + c["x1"]) / 2 < bbox[2]
+             and bbox[1] <= (c["top"] + c["bottom"]) / 2 < bbox[3]]  # fmt: skip
+    if not chars or any(c["upright"] for c in chars):
+        return text
+    from pdfplumber.utils import extract_words
+
+    return " ".join(w["text"] for w in extract_words(chars, x_tolerance_ratio=WORD_GAP, **turned))
 
 
 def _row_starts(cells: list[list[tuple[float, str]]]) -> list[float]:

@@ -31,10 +31,14 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
 _LEADER = re.compile(r"\s*(?:\.\s*){4,}(?=\s|$)")
 
 
+#: pdfminer's name for a glyph its font maps to no character ("(cid:2)" for a bullet): not page text
+_UNMAPPED = re.compile(r"\(cid:\d+\)")
+
+
 def _cell(text: str) -> str:
     """A cell's text on one line, its dot leaders ("Parts cost ......") dropped: they draw the eye
-    across the page and are no part of the value."""
-    return " ".join(_LEADER.sub(" ", text).split()).replace("|", "\\|")
+    across the page and are no part of the value; so are the names of glyphs no character stands for."""
+    return " ".join(_LEADER.sub(" ", _UNMAPPED.sub(" ", text)).split()).replace("|", "\\|")
 
 
 def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:

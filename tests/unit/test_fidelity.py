@@ -171,11 +171,12 @@ def test_the_pdf_parsers_leave_no_markup_and_invent_no_date(tex, parser):
 
 
 def test_the_checks_catch_what_they_look_for():
-    leaky = "Intro\n\n<!-- Start of picture text -->\nA<br>B 0 _._ 65 \\[1\\]\n"
+    leaky = "Intro\n\n<!-- Start of picture text -->\nA<br>B 0 _._ 65 \\[1\\] (cid:2) ALLOWED\n"
     assert {kind for kind, _ in markup_leaks(leaky)} >= {
         "html comment",
         "html tag",
         "emphasis around a symbol",
+        "unmapped glyph",
     }
     assert invented_dates("Published on 1 January 2023.", "October 2023") == ["1 January 2023"]
     assert invented_dates("Posted on 12 September 2024.", "Posted on 12 September 2024 by M.") == []
