@@ -17,9 +17,11 @@ from ragkit.ingestion import pdf_spans
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
+from ragkit.ingestion.pdf_columns import column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.tables import count_markdown_tables
 
+_MARGINS = ("page-header", "page-footer")
 _PICTURE = re.compile(r"^\*\*==> picture \[[^\]]*\] intentionally omitted <==\*\*\s*$", re.M)
 _BLANKS = re.compile(r"\n{3,}")
 #: the engine's HTML for raised and lowered text (footnote marks, exponents, chemical formulas)
@@ -75,17 +77,14 @@ def layout_page(page: Any) -> LayoutPage:
     if not chunks:
         return LayoutPage("", ())
     boxes = chunks[0].get("page_boxes") or []
-    margins = tuple(tuple(b["pos"]) for b in boxes if b["class"] in ("page-header", "page-footer"))
-    placed = tuple((*b["pos"], tuple(b["bbox"])) for b in boxes)
-    classes = tuple(str(b["class"]) for b in boxes)
-    return LayoutPage(chunks[0]["text"], margins, placed, classes)  # type: ignore[arg-type]
-
-
-def _continues(before: str, after: str) -> bool:
-    """Whether ``after`` goes on with the sentence ``before`` left open (no closing punctuation, and a
-    lower-case letter or a continuing mark next)."""
-    end, start = before.rstrip()[-1:], after.lstrip()[:1]
-    return bool(end) and end not in '.!?:;…"”|' and (start.islower() or start in ",;)")
+    placed = [(*b["pos"], tuple(b["bbox"])) for b in boxes]
+    classes = [str(b["class"]) for b in boxes]
+    order = column_order(placed, classes)  # type: ignore[arg-type]
+    order = sentence_first(chunks[0]["text"], placed, classes, order)  # type: ignore[arg-type]
+    text, placed = reorder(chunks[0]["text"], placed, order)  # type: ignore[arg-type]
+    classes = [classes[i] for i in order]
+    margins = tuple((a, b) for (a, b, _), c in zip(placed, classes, strict=True) if c in _MARGINS)
+    return LayoutPage(text, margins, tuple(placed), tuple(classes))  # type: ignore[arg-type]
 
 
 _NOTE_NUMBER = re.compile(r"^\d{1,2}\s?[^\s\d.,]")
@@ -133,7 +132,7 @@ def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], 
             notes.append(_NOTE_MARK.sub(_raise_mark, pg.text[a:b].strip()))
             between.append((a, b))
             continue
-        if cls == "text" and last is not None and _continues(last[1], pg.text[a:b]):
+        if cls == "text" and last is not None and continues(last[1], pg.text[a:b]):
             lead = len(pg.text[a:b]) - len(pg.text[a:b].lstrip())
             hyphen = re.search(r"[a-z]-$", last[1]) is not None  # "ta-" | "bles": one word again
             end = last[0] - 1 if hyphen else last[0]

@@ -1,0 +1,148 @@
+"""Reading order across two columns, where the layout engine cut a page across instead of down.
+
+The engine orders a page's boxes by cutting it at gaps: where the two columns happen to have a gap
+at the same height (one column's paragraph ends at 382 pt, the other's starts at 385 pt) it cuts
+the page across there, and reads the top of both columns before the bottom of either. A handbook
+page then reads "… The wing type that is" from the left column's foot only after the right column's
+top, which goes on with "the most common ranges …". This module puts such a page back in column
+order: between boxes that span both columns, the left column's boxes, then the right column's,
+each in the engine's own order. A page whose boxes stand in rows (a form, labels beside values) is
+left as the engine read it.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+Box = tuple[int, int, tuple[float, float, float, float]]
+
+#: a box wider than this share of the page's text is a band across both columns (a title, a figure)
+SPANS = 0.6
+#: white this tall (pt) across the whole page is a row's edge (a masthead above the columns), not a gap
+#: where both columns' paragraphs happen to break
+BAND_GAP = 10.0
+#: the gutter must lie in the middle of the text, between these shares of its width
+_MIDDLE = (0.3, 0.7)
+#: boxes whose tops and bottoms are this close (pt) stand side by side in one row
+_ROW = 3.0
+#: above this share of one column's boxes level with the other's, the page is rows, not columns
+_ROWS = 0.5
+#: boxes that are no part of the running text's order
+_MARGIN = ("page-header", "page-footer")
+#: boxes that hold a figure and its caption, which may stand anywhere in a column
+_FIGURE = ("picture", "caption")
+
+
+def _gutter(boxes: list[tuple[float, float, float, float]]) -> float | None:
+    """An x in the middle of the text that only boxes spanning both columns cross, with text on both
+    sides of it; None when there is none (one column)."""
+    left, right = min(b[0] for b in boxes), max(b[2] for b in boxes)
+    width = right - left
+    narrow = [b for b in boxes if b[2] - b[0] <= SPANS * width]
+    lo, hi = left + _MIDDLE[0] * width, left + _MIDDLE[1] * width
+    edges = sorted({lo, hi, *(x for b in narrow for x in (b[0], b[2]) if lo <= x <= hi)})
+    gaps = [(a, b) for a, b in pairwise(edges)
+            if not any(x0 < (a + b) / 2 < x1 for x0, _, x1, _ in narrow)]  # fmt: skip
+    if not gaps:
+        return None
+    a, b = max(gaps, key=lambda g: g[1] - g[0])
+    x = (a + b) / 2
+    if not any(b[2] <= x for b in narrow) or not any(b[0] >= x for b in narrow):
+        return None
+    return x
+
+
+def _in_rows(left: list[int], right: list[int], boxes: list[Box]) -> bool:
+    """Whether the two sides stand in rows (a form, labels beside values): most boxes of the sparser
+    side level with one of the other's, top and bottom."""
+    few, many = sorted(([boxes[i][2] for i in left], [boxes[i][2] for i in right]), key=len)
+    if len(few) < 2:
+        return False  # one box beside one reads the same either way
+    level = sum(any(abs(a[1] - b[1]) <= _ROW and abs(a[3] - b[3]) <= _ROW for b in many) for a in few)
+    return level > _ROWS * len(few)
+
+
+def column_order(boxes: list[Box], classes: list[str]) -> list[int]:
+    """The indices of ``boxes`` (start, stop, bbox; in the engine's order) in reading order: the
+    engine's own unless the page has two columns it read across."""
+    order = list(range(len(boxes)))
+    body = [i for i in order if classes[i] not in _MARGIN]
+    if len(body) < 4:
+        return order
+    x = _gutter([boxes[i][2] for i in body])
+    if x is None:
+        return order
+    spanning = {i for i in body if boxes[i][2][0] < x < boxes[i][2][2]}
+    narrow = [i for i in body if i not in spanning]
+    cuts = sorted({float("-inf"), float("inf"), *(boxes[i][2][1] for i in spanning)})
+    out: list[int] = []
+    for low, high in pairwise(cuts):
+        out += sorted((i for i in spanning if boxes[i][2][1] == low), key=lambda i: boxes[i][2][3])
+        inside = [i for i in narrow if low <= _middle(boxes[i]) < high]
+        left = [i for i in inside if boxes[i][2][2] <= x]
+        right = [i for i in inside if boxes[i][2][0] >= x]
+        if left and right and _in_rows(left, right, boxes):
+            return order  # a form or a table of boxes: its rows are its order
+        read = [i for i in order if i in set(left + right)]
+        out += read if _cut_on_white(read, set(left), boxes) else left + right
+    if sorted(out) != body:
+        return order  # a box fell between the cuts: leave the page as read
+    slots = iter(out)
+    return [next(slots) if classes[i] not in _MARGIN else i for i in order]
+
+
+def _cut_on_white(read: list[int], left: set[int], boxes: list[Box]) -> bool:
+    """Whether the engine went back to a side (left, right, left …) at a band of white across the
+    whole page (a masthead's row above the columns): then its order stands. At a sliver of white where
+    the two columns' paragraph gaps happen to meet, it cut a column's flow in two."""
+    runs = [0] + [k for k in range(1, len(read)) if (read[k] in left) != (read[k - 1] in left)]
+    if len(runs) < 3:
+        return not read or read[0] in left  # left then right is column order; right first is not
+    above, below = read[: runs[2]], read[runs[2] :]
+    white = min(boxes[i][2][1] for i in below) - max(boxes[i][2][3] for i in above)
+    return white >= BAND_GAP
+
+
+def continues(before: str, after: str) -> bool:
+    """Whether ``after`` goes on with the sentence ``before`` left open (no closing punctuation, and a
+    lower-case letter or a continuing mark next)."""
+    end, start = before.rstrip()[-1:], after.lstrip()[:1]
+    return bool(end) and end not in '.!?:;…"”|' and (start.islower() or start in ",;)")
+
+
+def sentence_first(text: str, boxes: list[Box], classes: list[str], order: list[int]) -> list[int]:
+    """``order`` with a figure that stands between a sentence and its end (a column's foot, then the next
+    column's head) moved after the paragraph that ends it, so the sentence reads whole."""
+    out = list(order)
+    k = 0
+    while k < len(out):
+        j = k + 1
+        while j < len(out) and classes[out[j]] in _FIGURE:
+            j += 1
+        if j > k + 1 and j < len(out) and classes[out[k]] == classes[out[j]] == "text":
+            before, after = (text[boxes[out[i]][0] : boxes[out[i]][1]] for i in (k, j))
+            if continues(before, after):
+                out[k + 1 : j + 1] = [out[j], *out[k + 1 : j]]
+        k += 1
+    return out
+
+
+def _middle(box: Box) -> float:
+    return (box[2][1] + box[2][3]) / 2
+
+
+def reorder(text: str, boxes: list[Box], order: list[int]) -> tuple[str, list[Box]]:
+    """The page's Markdown with its boxes' text in ``order``, and the boxes at their new places (the
+    boxes cover the text end to end; any text before the first box stays first)."""
+    if order == list(range(len(boxes))) or not boxes:
+        return text, boxes
+    if any(boxes[k][1] != boxes[k + 1][0] for k in range(len(boxes) - 1)):
+        return text, boxes  # text between boxes: no place to put it, so no reordering
+    head, tail = text[: boxes[0][0]], text[boxes[-1][1] :]
+    parts, placed, at = [head], [], len(head)
+    for i in order:
+        a, b, bbox = boxes[i]
+        parts.append(text[a:b])
+        placed.append((at, at + b - a, bbox))
+        at += b - a
+    return "".join(parts) + tail, placed

@@ -1,0 +1,117 @@
+"""Reading order across two columns (:mod:`ragkit.ingestion.pdf_columns`), on the boxes PyMuPDF's layout
+engine gave the FAA handbook page of docling's test PDFs (``amt_handbook_sample.pdf``): it cut the page
+across where both columns had a gap at ~383 pt and read the right column's top before the left
+column's foot, so "The wing type that is" and its end "the most common ranges …" stood apart."""
+
+from __future__ import annotations
+
+from ragkit.ingestion.pdf_columns import column_order, reorder, sentence_first
+
+#: (class, bbox, text) in the engine's order
+HANDBOOK = [
+    ("page-header", (71, 20, 200, 30), "Chapter 7"),
+    ("text", (71, 45, 312, 93), "pulleys, provided the inner race is clamped."),
+    ("text", (71, 108, 312, 180), "The two general types of self-locking nuts."),
+    ("section-header", (71, 195, 168, 205), "# Boots Self-Locking Nut"),
+    ("text", (71, 210, 312, 282), "The Boots nut is of one piece."),
+    ("text", (71, 297, 312, 370), "The spring keeps the sections apart."),
+    ("text", (320, 45, 561, 118), "the most common ranges in size for No. 6 up to 1/4 inch."),
+    ("section-header", (320, 133, 451, 143), "# Stainless Steel Self-Locking Nut"),
+    ("text", (320, 147, 561, 357), "The stainless steel nut may be spun on and off by hand."),
+    ("section-header", (320, 372, 389, 382), "# Elastic Stop Nut"),
+    ("text", (71, 385, 312, 482), "The spring exerts a constant locking force."),
+    ("text", (71, 497, 312, 520), "Boots nuts come in three styles. The wing type that is"),
+    ("picture", (67, 527, 314, 699), "Boots aircraft nut Elastic anchor nut"),
+    ("caption", (72, 704, 185, 713), "Figure 7-26. Self-locking nuts."),
+    ("text", (320, 387, 559, 409), "The elastic stop nut is a standard nut."),
+    ("page-footer", (537, 730, 561, 738), "7-45"),
+]
+
+
+def _page(spec):
+    text, boxes, classes = "", [], []
+    for cls, bbox, words in spec:
+        part = words + "\n\n"
+        boxes.append((len(text), len(text) + len(part), bbox))
+        classes.append(cls)
+        text += part
+    return text, boxes, classes
+
+
+def _read(spec) -> list[str]:
+    text, boxes, classes = _page(spec)
+    order = sentence_first(text, boxes, classes, column_order(boxes, classes))
+    new, placed = reorder(text, boxes, order)
+    return [new[a:b].strip() for a, b, _ in placed]
+
+
+def test_a_page_cut_across_is_read_column_by_column_and_a_sentence_is_not_split_by_a_figure():
+    read = _read(HANDBOOK)
+    assert read == [
+        "Chapter 7",
+        "pulleys, provided the inner race is clamped.",
+        "The two general types of self-locking nuts.",
+        "# Boots Self-Locking Nut",
+        "The Boots nut is of one piece.",
+        "The spring keeps the sections apart.",
+        "The spring exerts a constant locking force.",
+        "Boots nuts come in three styles. The wing type that is",
+        "the most common ranges in size for No. 6 up to 1/4 inch.",
+        "Boots aircraft nut Elastic anchor nut",
+        "Figure 7-26. Self-locking nuts.",
+        "# Stainless Steel Self-Locking Nut",
+        "The stainless steel nut may be spun on and off by hand.",
+        "# Elastic Stop Nut",
+        "The elastic stop nut is a standard nut.",
+        "7-45",
+    ]
+
+
+def test_a_title_across_both_columns_keeps_its_place_between_them():
+    spec = [
+        ("text", (50, 50, 290, 200), "Left column, first part."),
+        ("text", (310, 50, 550, 200), "Right column, first part."),
+        ("section-header", (50, 220, 550, 240), "# A heading across the page"),
+        ("text", (310, 260, 550, 400), "Right column, second part."),
+        ("text", (50, 260, 290, 400), "Left column, second part."),
+    ]
+    assert _read(spec) == [
+        "Left column, first part.",
+        "Right column, first part.",
+        "# A heading across the page",
+        "Left column, second part.",
+        "Right column, second part.",
+    ]
+
+
+def test_a_masthead_beside_the_title_above_three_columns_stays_a_row_of_its_own():
+    """The Federal Register's first page: "Proposed Rules" left and the masthead right, 23 pt of white
+    across the page, then three columns the engine read in order."""
+    spec = [
+        ("section-header", (45, 56, 184, 73), "# Proposed Rules"),
+        ("section-header", (399, 59, 461, 67), "### Federal Register"),
+        ("text", (399, 74, 466, 82), "Vol. 85, No. 152"),
+        ("text", (45, 123, 209, 740), "This section of the FEDERAL REGISTER contains notices."),
+        ("text", (222, 122, 391, 742), "Comments invited."),
+        ("text", (398, 122, 569, 740), "Background."),
+    ]
+    assert _read(spec) == [words for _, _, words in spec]
+
+
+def test_a_form_of_labels_beside_values_keeps_the_engines_row_order():
+    rows = [("Name:", "Ada Lovelace"), ("Born:", "10 December 1815"), ("Known for:", "the first program")]
+    spec = []
+    for k, (label, value) in enumerate(rows):
+        spec += [("text", (50, 50 + 30 * k, 200, 62 + 30 * k), label)]
+        spec += [("text", (320, 50 + 30 * k, 550, 62 + 30 * k), value)]
+    assert _read(spec) == [words for _, _, words in spec]
+
+
+def test_one_column_pages_and_finished_sentences_are_left_as_read():
+    spec = [
+        ("text", (50, 50, 550, 200), "A paragraph across the page."),
+        ("picture", (50, 210, 550, 400), "a chart"),
+        ("text", (50, 410, 550, 500), "another paragraph after the chart."),
+        ("text", (50, 510, 550, 600), "And a last one."),
+    ]
+    assert _read(spec) == [words for _, _, words in spec]  # "." closed the sentence before the chart
