@@ -1,0 +1,137 @@
+"""How much of a public reference reading ragkit's reading holds: two corpora other projects publish with
+their expected text, used this round to find reading defects outside the held-out set (issue 39).
+
+- docling's test documents (``tests/data/{html,pdf,docx}/sources`` with ``groundtruth/*.md``): each
+  reference line (a sentence, or a table row as its cells) is looked for in ragkit's stored reading.
+- scrapinghub's article-extraction-benchmark (181 saved news and blog pages, ``html/*.html.gz``, with
+  the article body in ``ground-truth.json``): each body sentence of four words or more.
+
+A unit is found when its letters and digits stand in the reading in order (spacing, punctuation and
+Markdown aside) or, for a row, when every cell does. The references are other programs' readings, not
+the page: docling writes LaTeX for equations and "SM590000" for a bullet glyph, the benchmark's bodies
+include embedded tweets, so 100 % is not the aim; the misses are a list to read, and a change is
+judged on the units it gains and loses.
+
+    git clone https://github.com/docling-project/docling           # e1cb2b2 was read
+    git clone https://github.com/scrapinghub/article-extraction-benchmark   # 4a3bc97
+    .venv/bin/python bench/reading_refs.py --docling docling --aeb article-extraction-benchmark
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import RESULTS, write_result  # noqa: E402
+
+
+def squash(text: str) -> str:
+    """Letters and digits only, lower-cased; a reference's link targets and citation marks dropped."""
+    text = re.sub(r"\[\[ ?\d+ ?\]\]\([^)]*\)|\]\([^)]*\)|\[", "", text)
+    return re.sub(r"\W+", "", text).lower()
+
+
+def reference_units(md: str) -> list[list[str]]:
+    """A reference Markdown's units: each sentence of three words or more, each table row as its cells."""
+    out: list[list[str]] = []
+    for line in md.splitlines():
+        s = line.strip()
+        if not s or s.startswith("<!--") or set(s) <= set("|-: "):
+            continue
+        if s.startswith("|"):
+            cells: list[str] = []
+            for c in s.strip("|").split("|"):
+                c = re.sub(r"\*\*|~~|\*|<!-- image -->|`", "", c).strip()
+                if c and (not cells or cells[-1] != c):  # a spanned cell written once
+                    cells.append(c)
+            if cells:
+                out.append(cells)
+            continue
+        s = re.sub(r"^(#+|[-*]|\d+\.)\s+", "", s)
+        out += [[x] for x in re.split(r"(?<=[.!?])\s+(?=[A-Z])", s) if len(x.split()) >= 3]
+    return out
+
+
+def _found(unit: list[str], flat: str) -> bool:
+    return all(squash(c) in flat for c in unit)
+
+
+def docling(root: Path) -> dict:
+    from ragkit.ingestion.parse import parse_bytes
+
+    data = root / "tests" / "data"
+    per_file, rows = {}, []
+    for kind, suffix in (("html", ".html"), ("docx", ".docx"), ("pdf", ".pdf")):
+        for src in sorted((data / kind / "sources").glob(f"*{suffix}")):
+            name = src.stem + ".md" if kind == "pdf" else src.name + ".md"
+            ref = data / kind / "groundtruth" / name
+            if not ref.exists():
+                continue
+            text = parse_bytes(src.name, src.read_bytes(), max_mb=200).text
+            flat, units = squash(text), reference_units(ref.read_text(encoding="utf-8"))
+            missed = [" | ".join(u) for u in units if not _found(u, flat)]
+            per_file[f"{kind}/{src.name}"] = {"units": len(units), "found": len(units) - len(missed)}
+            rows += [{"file": src.name, "missed": m} for m in missed]
+    return {"per_file": per_file, "rows": rows}
+
+
+def article_benchmark(root: Path) -> dict:
+    from ragkit.ingestion.html import html_to_document
+
+    truth = json.loads((root / "ground-truth.json").read_text(encoding="utf-8"))
+    per_page, rows = {}, []
+    for key, item in sorted(truth.items()):
+        path = root / "html" / f"{key}.html.gz"
+        if not path.exists():
+            continue
+        text = html_to_document(f"{key}.html", gzip.decompress(path.read_bytes()), url=item.get("url")).text
+        flat = squash(text)
+        body = [s for para in item["articleBody"].split("\n") for s in re.split(r"(?<=[.!?])\s+", para)]
+        units = [s for s in body if len(s.split()) >= 4]
+        missed = [s for s in units if squash(s) not in flat]
+        per_page[item.get("url", key)] = {"units": len(units), "found": len(units) - len(missed)}
+        rows += [{"page": item.get("url", key), "missed": m} for m in missed]
+    return {"per_file": per_page, "rows": rows}
+
+
+def _total(part: dict) -> dict:
+    units = sum(v["units"] for v in part["per_file"].values())
+    found = sum(v["found"] for v in part["per_file"].values())
+    missed_files = sum(v["found"] < v["units"] for v in part["per_file"].values())
+    share = round(found / units, 4) if units else None
+    return {"files": len(part["per_file"]), "units": units, "found": found, "share": share,
+            "files_with_a_miss": missed_files}  # fmt: skip
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--docling", type=Path, help="a clone of docling-project/docling")
+    ap.add_argument("--aeb", type=Path, help="a clone of scrapinghub/article-extraction-benchmark")
+    ap.add_argument("--name", default="reading_refs", help="results name")
+    args = ap.parse_args()
+    parts = {}
+    if args.docling:
+        parts["docling_test_documents"] = docling(args.docling)
+    if args.aeb:
+        parts["article_extraction_benchmark"] = article_benchmark(args.aeb)
+    raw = RESULTS / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    with open(raw / f"{args.name}.jsonl", "w", encoding="utf-8") as f:
+        for part, res in parts.items():
+            for row in res["rows"]:
+                f.write(json.dumps({"corpus": part, **row}, ensure_ascii=False) + "\n")
+    totals = {part: _total(res) for part, res in parts.items()}
+    write_result(args.name, totals)
+    for part, t in totals.items():
+        print(f"{part:32s} {t['found']}/{t['units']} units found ({100 * (t['share'] or 0):.1f} %), "
+              f"{t['files_with_a_miss']} of {t['files']} files with a miss")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
