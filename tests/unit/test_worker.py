@@ -167,3 +167,20 @@ def test_a_worker_lives_as_long_as_its_process_and_no_longer(tmp_path):
     while "State:\tZ" not in _status(pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert "State:\tZ" in _status(pid)  # killed with its parent, not left parsing
+
+
+def test_the_worker_imports_the_ragkit_its_parent_runs_not_one_in_the_working_directory(
+    tmp_path, monkeypatch
+):
+    """A benchmark run from another checkout (or any directory holding a ``ragkit`` folder, or a file
+    named like a parser's library) parsed with that directory's code: ``-m`` puts the working directory
+    first on the child's path."""
+    shadow = tmp_path / "ragkit"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text("raise ImportError('the working directory was imported')\n")
+    (tmp_path / "pymupdf.py").write_text("raise ImportError('a shadowing pymupdf was imported')\n")
+    monkeypatch.chdir(tmp_path)
+    with ParseSession() as s:
+        doc = s.parse(Request("good.txt", data=GOOD))
+        pdf = s.parse(Request("docling_multi_page.pdf", path=str(PDFS / "docling_multi_page.pdf")))
+    assert doc.pages[0].text == GOOD.decode() and len(pdf.pages) == 5

@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ragkit.ingestion.limits import ENV, Limits, size_text
@@ -51,6 +52,10 @@ def _tree_rss_kb(pid: int) -> int:
     return total
 
 
+#: the folder holding the ragkit package this process imported
+_OWN_ROOT = str(Path(__file__).resolve().parents[3])
+
+
 class WorkerProcess:
     """A started worker (``warm``: importing every parser in the background until its ``ready`` frame
     arrives; else each parser the first time a file needs it)."""
@@ -58,8 +63,12 @@ class WorkerProcess:
     def __init__(self, memory_mb: float, warm: bool = False) -> None:
         self.memory_mb = memory_mb
         env = dict(os.environ, MALLOC_ARENA_MAX="2", PYTHONUNBUFFERED="1")
+        # the child imports the ragkit this process runs (-P: not a module of the working directory, where
+        # a checkout of other code, or a file named like a parser's library, would win)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_OWN_ROOT, os.environ.get("PYTHONPATH")) if p)
+        args = [str(memory_mb), *(["--warm"] * warm)]
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "ragkit.ingestion.worker.child", str(memory_mb), *(["--warm"] * warm)],
+            [sys.executable, "-P", "-m", "ragkit.ingestion.worker.child", *args],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
         )  # fmt: skip
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
