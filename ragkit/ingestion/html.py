@@ -84,6 +84,9 @@ def keep_bylines(tree: Any) -> int:
 
 #: class words of a container that holds an article's text (a body split by ads repeats the class)
 _BODY_CLASS = re.compile(r"body|content|article|story|entry|post|text", re.I)
+#: what may stand between two parts of one story: no heading, no paragraph, this many words at most
+_STORY_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "table", "blockquote", "pre"}
+_FURNITURE_WORDS = 12
 #: a container is prose when it holds two paragraphs of at least this many words
 _PROSE_WORDS = 20
 #: class words of a heading set as a styled block ("pf_subheadline"), not as <h2>…<h6>
@@ -96,23 +99,38 @@ _BLOCKS = "p div section article table ul ol dl blockquote pre h1 h2 h3 h4 h5 h6
 def join_split_bodies(tree: Any) -> int:
     """An article body split by ads into several containers of one class, joined into the first: the
     extractor reads one container, and the story stopped at the first ad (two thirds of a Wired story
-    lost). Only containers of prose whose class names a body; returns how many were joined."""
+    lost). Only containers of prose whose class names a body, and only across what holds no text of
+    the story (no heading or paragraph, a few words: "Advertisement"); containers between the page's
+    own section headings are its sections, in order, and stay apart. Returns how many were joined."""
     groups: dict[tuple[str, str], list[Any]] = {}
     for el in tree.xpath("//body//*[self::div or self::section or self::article][@class]"):
         if _BODY_CLASS.search(el.get("class", "")):
             groups.setdefault((el.tag, " ".join(el.get("class", "").split())), []).append(el)
+    order = {el: k for k, el in enumerate(tree.iter())}
     n = 0
     for parts in groups.values():
         prose = [el for el in parts if _prose(el)]
-        first = prose[0] if len(prose) > 1 else None
+        ends = {el: order[el] + sum(1 for _ in el.iterdescendants()) for el in prose}
+        target = prev = prose[0] if prose else None
         for el in prose[1:]:
-            if first is None or first in el.iterancestors() or el in first.iterancestors():
+            nested = prev in el.iterancestors() or el in prev.iterancestors()
+            if nested or not _only_furniture(tree, order, ends[prev], el):
+                target = prev = el
                 continue
             for child in list(el):
-                first.append(child)
+                target.append(child)
             el.drop_tree()
-            n += 1
+            prev, n = el, n + 1
     return n
+
+
+def _only_furniture(tree: Any, order: dict[Any, int], end: int, b: Any) -> bool:
+    """Whether what stands between the element at position ``end`` (a container's last descendant, in
+    the page as loaded) and container ``b`` holds no heading, no paragraph and at most a few words."""
+    between = [el for el in tree.iter() if end < order.get(el, -1) < order[b]]
+    if any(isinstance(el.tag, str) and el.tag in _STORY_TAGS for el in between):
+        return False
+    return sum(len((el.text or "").split()) for el in between) <= _FURNITURE_WORDS
 
 
 def _prose(el: Any) -> bool:

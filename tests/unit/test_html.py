@@ -185,3 +185,19 @@ def test_loose_text_between_blocks_is_read_and_hidden_structured_data_is_not():
     assert "We bring you the best deals we found today" in text
     assert "The price of the **crystal** controller has dropped to Black Friday levels" in text
     assert "jdadmin" not in text and "2018-10-12" not in text
+
+
+def test_sections_of_one_class_between_the_pages_own_headings_stay_in_order():
+    """Dropbox's blog: every section's text in a ``<div class='text parbase'>``, each after its heading
+    in a ``<div class='section'>``; joining them as one split story put every heading after the text."""
+    from ragkit.ingestion.html import html_to_document
+
+    part = b"<div class='text parbase'>%s</div>"
+    page = b"<html><body><article><h1>ATF</h1>"
+    for k, title in enumerate((b"Introduction", b"Glossary", b"Features")):
+        page += b"<div class='section'><h2>" + title + b"</h2></div>"
+        page += part % (_para(title.decode().lower(), 2 * k) + _para(title.decode().lower(), 2 * k + 1))
+    text = html_to_document("atf.html", page + b"</article></body></html>").text
+    at = [text.index(s) for s in ("## Introduction", "about introduction", "## Glossary", "about glossary",
+                                  "## Features", "about features")]  # fmt: skip
+    assert at == sorted(at), text
