@@ -167,7 +167,7 @@ def wrap_loose_text(tree: Any) -> int:
     text alone is left as it is."""
     etree = require("lxml.etree", "reading HTML")
     n = 0
-    for box in tree.xpath("//body//*[self::div or self::section or self::article or self::main or self::td]"):
+    for box in tree.xpath("//body//*[self::div or self::section or self::article or self::main]"):
         runs: list[list[Any]] = [[]]
         lead = box.text or ""
         for child in box:

@@ -6,8 +6,9 @@ the page across there, and reads the top of both columns before the bottom of ei
 page then reads "… The wing type that is" from the left column's foot only after the right column's
 top, which goes on with "the most common ranges …". This module puts such a page back in column
 order: between boxes that span both columns, the left column's boxes, then the right column's,
-each in the engine's own order. A page whose boxes stand in rows (a form, labels beside values) is
-left as the engine read it.
+each in the engine's own order. The engine's order stands where its cut runs along a real band of
+white (a masthead above the columns) and where the boxes stand in rows (a form, labels beside
+values). A figure that falls between a sentence and its end goes after the paragraph that ends it.
 """
 
 from __future__ import annotations
@@ -45,10 +46,10 @@ def _gutter(boxes: list[tuple[float, float, float, float]]) -> float | None:
             if not any(x0 < (a + b) / 2 < x1 for x0, _, x1, _ in narrow)]  # fmt: skip
     if not gaps:
         return None
-    a, b = max(gaps, key=lambda g: g[1] - g[0])
-    x = (a + b) / 2
-    if not any(b[2] <= x for b in narrow) or not any(b[0] >= x for b in narrow):
-        return None
+    lo, hi = max(gaps, key=lambda g: g[1] - g[0])
+    x = (lo + hi) / 2
+    if not any(box[2] <= x for box in narrow) or not any(box[0] >= x for box in narrow):
+        return None  # text on one side only
     return x
 
 
