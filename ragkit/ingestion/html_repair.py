@@ -1,0 +1,149 @@
+"""What a web page shows that the extractor (trafilatura) would drop or misread, put right on the
+parsed tree before extraction: a story split by ads into parts, subheadings and standfirsts set as
+classed blocks, text set loose between blocks; and what the page hides, taken out so it is not read as
+text. Each function changes the tree in place and returns how many elements it changed."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ragkit.core.optional import require
+
+#: class words of a container that holds an article's text (a body split by ads repeats the class)
+_BODY_CLASS = re.compile(r"body|content|article|story|entry|post|text", re.I)
+#: what may stand between two parts of one story: no heading, no paragraph, this many words at most
+_STORY_TAGS = {"h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "table", "blockquote", "pre"}
+_FURNITURE_WORDS = 12
+#: a container is prose when it holds two paragraphs of at least this many words
+_PROSE_WORDS = 20
+#: class words of a heading set as a styled block ("pf_subheadline"), not as <h2>…<h6>
+_SUBHEAD_CLASS = re.compile(r"sub-?head|cross-?head|inter-?title|section-?title", re.I)
+#: class words of an article's standfirst (the lede under its headline), often set in a <span>
+_LEDE_CLASS = re.compile(r"lede|leader|standfirst|\bdek\b|\bdeck\b", re.I)
+_BLOCKS = "p div section article table ul ol dl blockquote pre h1 h2 h3 h4 h5 h6 figure".split()
+
+
+def join_split_bodies(tree: Any) -> int:
+    """An article body split by ads into several containers of one class, joined into the first: the
+    extractor reads one container, and the story stopped at the first ad (two thirds of a Wired story
+    lost). Only containers of prose whose class names a body, and only across what holds no text of
+    the story (no heading or paragraph, a few words: "Advertisement"); containers between the page's
+    own section headings are its sections, in order, and stay apart. Returns how many were joined."""
+    groups: dict[tuple[str, str], list[Any]] = {}
+    for el in tree.xpath("//body//*[self::div or self::section or self::article][@class]"):
+        if _BODY_CLASS.search(el.get("class", "")):
+            groups.setdefault((el.tag, " ".join(el.get("class", "").split())), []).append(el)
+    order = {el: k for k, el in enumerate(tree.iter())}
+    n = 0
+    for parts in groups.values():
+        prose = [el for el in parts if _prose(el)]
+        ends = {el: order[el] + sum(1 for _ in el.iterdescendants()) for el in prose}
+        target = prev = prose[0] if prose else None
+        for el in prose[1:]:
+            nested = prev in el.iterancestors() or el in prev.iterancestors()
+            if nested or not _only_furniture(tree, order, ends[prev], el):
+                target = prev = el
+                continue
+            for child in list(el):
+                target.append(child)
+            el.drop_tree()
+            prev, n = el, n + 1
+    return n
+
+
+def _only_furniture(tree: Any, order: dict[Any, int], end: int, b: Any) -> bool:
+    """Whether what stands between the element at position ``end`` (a container's last descendant, in
+    the page as loaded) and container ``b`` holds no heading, no paragraph and at most a few words."""
+    between = [el for el in tree.iter() if end < order.get(el, -1) < order[b]]
+    if any(isinstance(el.tag, str) and el.tag in _STORY_TAGS for el in between):
+        return False
+    return sum(len((el.text or "").split()) for el in between) <= _FURNITURE_WORDS
+
+
+def _prose(el: Any) -> bool:
+    """Two paragraphs of prose or more."""
+    return sum(len(p.text_content().split()) >= _PROSE_WORDS for p in el.iter("p")) >= 2
+
+
+def styled_blocks(tree: Any) -> int:
+    """Subheadings and standfirsts set as classed blocks of text, as a heading and a paragraph ("<div
+    class='pf_subheadline'>Who pays the cost of a tariff?</div>", "<span class='article-leader'>Welcome
+    to the new …</span>"): the extractor drops a block that is no paragraph and no heading."""
+    n = 0
+    for el in tree.xpath("//body//*[self::div or self::span or self::p][@class]"):
+        words, cls = el.text_content().split(), el.get("class", "")
+        if not words or el.xpath("|".join(f".//{t}" for t in _BLOCKS)):
+            continue
+        if _SUBHEAD_CLASS.search(cls) and len(words) <= 20:
+            el.tag, n = "h3", n + 1
+        elif _LEDE_CLASS.search(cls) and el.tag != "p" and len(words) <= 120:
+            el.tag, n = "p", n + 1
+    return n
+
+
+#: inline elements: loose text runs through them
+_INLINE = set("a abbr b bdi cite code em font i kbd mark q s small span strong sub sup time u".split())
+#: a loose run of text this long (words) is a paragraph the page shows
+_LOOSE_WORDS = 8
+
+
+def wrap_loose_text(tree: Any) -> int:
+    """Text set loose in a container between blocks or line breaks ("<section>We bring you the best
+    deals …<p></p><h2>…</h2><a><img></a>The price of …<br>") as paragraphs: the extractor reads
+    paragraphs and drops the rest. A run is the text and inline elements between two blocks; a box of
+    text alone is left as it is."""
+    etree = require("lxml.etree", "reading HTML")
+    n = 0
+    for box in tree.xpath("//body//*[self::div or self::section or self::article or self::main]"):
+        runs: list[list[Any]] = [[]]
+        lead = box.text or ""
+        for child in box:
+            if isinstance(child.tag, str) and child.tag in _INLINE:
+                runs[-1].append(child)
+            else:
+                runs.append([child])  # a block or a break ends the run; its tail starts the next
+        if len(runs) == 1:
+            continue  # text and inline elements only: the extractor reads such a box as a paragraph
+        for k, run in enumerate(runs):
+            head = lead if k == 0 else (run[0].tail or "")
+            inline = run if k == 0 else run[1:]
+            text = head + "".join(etree.tostring(el, method="text", encoding=str) for el in inline)
+            linked = sum(len(a.text_content()) for el in inline for a in el.iter("a"))
+            if len(text.split()) < _LOOSE_WORDS or 2 * linked > len(text):
+                continue  # short, or mostly link (a wrapped link is dropped as navigation; loose, kept)
+            p = etree.Element("p")
+            p.text = head
+            if k == 0:
+                box.text = None
+                box.insert(0, p)
+            else:
+                run[0].tail = None
+                run[0].addnext(p)
+            for el in inline:
+                p.append(el)  # moves it, with its tail
+            n += 1
+    return n
+
+
+_HIDDEN_CLASS = {"hidden", "sr-only", "visually-hidden", "screen-reader-text", "invisible"}
+
+
+def _hidden(el: Any) -> bool:
+    """Whether the page keeps ``el`` itself out of sight: display:none, the hidden attribute, or a
+    hiding class with no breakpoint that shows it again ("hidden md:block" shows on a wide screen)."""
+    style = (el.get("style") or "").replace(" ", "").lower()
+    if "display:none" in style or "visibility:hidden" in style or el.get("hidden") is not None:
+        return True
+    classes = (el.get("class") or "").lower().split()
+    return bool(_HIDDEN_CLASS & set(classes)) and not any(":" in c for c in classes)
+
+
+def drop_hidden(tree: Any) -> int:
+    """Remove what the page does not show (structured data in a hidden span: an image URL, "jdadmin",
+    a timestamp; an ad-blocker notice): the extractor reads it as text. Returns how many."""
+    gone = [el for el in tree.xpath("//body//*[@style or @hidden or @class]") if _hidden(el)]
+    for el in gone:
+        if el.getparent() is not None:
+            el.drop_tree()  # its tail, text that follows it, stays
+    return len(gone)
