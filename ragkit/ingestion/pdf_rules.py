@@ -10,6 +10,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+from ragkit.ingestion.bidi import logical_order, visual_glyphs
 from ragkit.ingestion.pdf_spans import WORD_GAP
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own
@@ -81,6 +82,7 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
     it open when the closed table still reads as rows, or reads words the open one left in no cell."""
     out: list[tuple[Box, Rows]] = []
     edges = page.edges
+    visual_glyphs(page.chars)  # right-to-left cells are read in visual order, then put back
     for table in page.find_tables():
         box = closing(table.bbox, edges)
         out.append((table.bbox, split_rows(table, page)))
@@ -138,6 +140,7 @@ def split_rows(table: Any, page: Any) -> Rows:
     if turned:
         texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
                  for r, ts in zip(table.rows, texts, strict=True)]  # fmt: skip
+    texts = [[logical_order(t) if t else t for t in row] for row in texts]
     out: Rows = []
     for k, (row, cells) in enumerate(zip(table.rows, texts, strict=True)):
         if k == 0 or not any(c and "\n" in c for c in cells):  # the first row: a header set in lines
