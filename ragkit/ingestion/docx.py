@@ -37,9 +37,8 @@ def _xml(z: zipfile.ZipFile, part: str) -> Any:
     return etree.fromstring(raw, etree.XMLParser(resolve_entities=False, no_network=True))
 
 
-def _styles(z: zipfile.ZipFile) -> dict[str, str]:
-    """Style id -> style name (``Heading1`` -> ``heading 1``)."""
-    root = _xml(z, "word/styles.xml")
+def _styles(root: Any) -> dict[str, str]:
+    """Style id -> style name (``Heading1`` -> ``heading 1``), from ``word/styles.xml`` (or None)."""
     if root is None:
         return {}
     out = {}
@@ -178,8 +177,9 @@ def docx_to_document(name: str, data: bytes) -> Document:
             if root is None:
                 raise KeyError("word/document.xml")
             body = root.find(f"{W}body")
-            styles = _styles(z)
-            numbering = Numbering(_xml(z, "word/numbering.xml"), _xml(z, "word/styles.xml"))
+            styles_xml = _xml(z, "word/styles.xml")
+            styles = _styles(styles_xml)
+            numbering = Numbering(_xml(z, "word/numbering.xml"), styles_xml)
             reader = _Reader(styles, numbering)
             if body is not None:
                 reader.blocks(body)

@@ -38,9 +38,11 @@ def number_format(n: int, fmt: str) -> str:
     return str(n)
 
 
-def _int(el: Any, default: int) -> int:
+def _int(el: Any, default: int, attr: str = "val") -> int:
+    """The integer in ``el``'s ``w:`` attribute ``attr`` (``default`` when ``el`` or the value is missing
+    or no integer)."""
     try:
-        return int(el.get(f"{W}val")) if el is not None else default
+        return int(el.get(f"{W}{attr}")) if el is not None else default
     except (TypeError, ValueError):
         return default
 
@@ -60,7 +62,7 @@ class Numbering:
         for ab in numbering.iter(f"{W}abstractNum") if numbering is not None else ():
             aid, levels = ab.get(f"{W}abstractNumId", ""), {}
             for lvl in ab.findall(f"{W}lvl"):
-                k = _int_attr(lvl, "ilvl")
+                k = _int(lvl, 0, "ilvl")
                 fmt, text = lvl.find(f"{W}numFmt"), lvl.find(f"{W}lvlText")
                 levels[k] = (_int(lvl.find(f"{W}start"), 1), fmt.get(f"{W}val", "decimal") if fmt is not None
                              else "decimal", text.get(f"{W}val", "") if text is not None else "")  # fmt: skip
@@ -70,7 +72,7 @@ class Numbering:
         for num in numbering.iter(f"{W}num") if numbering is not None else ():
             ab = num.find(f"{W}abstractNumId")
             overrides = [o for o in num.findall(f"{W}lvlOverride") if o.find(f"{W}startOverride") is not None]
-            starts = {_int_attr(o, "ilvl"): _int(o.find(f"{W}startOverride"), 1) for o in overrides}
+            starts = {_int(o, 0, "ilvl"): _int(o.find(f"{W}startOverride"), 1) for o in overrides}
             self.nums[num.get(f"{W}numId", "")] = (ab.get(f"{W}val", "") if ab is not None else "", starts)
         for style in styles.iter(f"{W}style") if styles is not None else ():
             pr = style.find(f"{W}pPr/{W}numPr")
@@ -109,10 +111,3 @@ class Numbering:
             return number_format(counts[k], levels[k][1]) if k in levels else ""
 
         return re.sub(r"%(\d)", one, levels[level][2]).strip() or None
-
-
-def _int_attr(el: Any, name: str) -> int:
-    try:
-        return int(el.get(f"{W}{name}", "0"))
-    except ValueError:
-        return 0

@@ -34,7 +34,8 @@ def join_split_bodies(tree: Any) -> int:
     for el in tree.xpath("//body//*[self::div or self::section or self::article][@class]"):
         if _BODY_CLASS.search(el.get("class", "")):
             groups.setdefault((el.tag, " ".join(el.get("class", "").split())), []).append(el)
-    order = {el: k for k, el in enumerate(tree.iter())}
+    elements = list(tree.iter())  # the page as loaded, in document order
+    order = {el: k for k, el in enumerate(elements)}
     n = 0
     for parts in groups.values():
         prose = [el for el in parts if _prose(el)]
@@ -42,7 +43,7 @@ def join_split_bodies(tree: Any) -> int:
         target = prev = prose[0] if prose else None
         for el in prose[1:]:
             nested = prev in el.iterancestors() or el in prev.iterancestors()
-            if nested or not _only_furniture(tree, order, ends[prev], el):
+            if nested or not _only_furniture(elements[ends[prev] + 1 : order[el]]):
                 target = prev = el
                 continue
             for child in list(el):
@@ -52,10 +53,9 @@ def join_split_bodies(tree: Any) -> int:
     return n
 
 
-def _only_furniture(tree: Any, order: dict[Any, int], end: int, b: Any) -> bool:
-    """Whether what stands between the element at position ``end`` (a container's last descendant, in
-    the page as loaded) and container ``b`` holds no heading, no paragraph and at most a few words."""
-    between = [el for el in tree.iter() if end < order.get(el, -1) < order[b]]
+def _only_furniture(between: list[Any]) -> bool:
+    """Whether the elements standing between two containers (in the page as loaded) hold no heading, no
+    paragraph and at most a few words."""
     if any(isinstance(el.tag, str) and el.tag in _STORY_TAGS for el in between):
         return False
     return sum(len((el.text or "").split()) for el in between) <= _FURNITURE_WORDS

@@ -83,9 +83,10 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
     out: list[tuple[Box, Rows]] = []
     edges = page.edges
     visual_glyphs(page.chars)  # right-to-left cells are read in visual order, then put back
+    turned = _turned(page)
     for table in page.find_tables():
         box = closing(table.bbox, edges)
-        out.append((table.bbox, split_rows(table, page)))
+        out.append((table.bbox, split_rows(table, page, turned)))
         lost = _lost(table, page)
         if max(abs(a - b) for a, b in zip(box, table.bbox, strict=True)) <= _SLACK and not lost:
             continue
@@ -100,7 +101,7 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
         again = [t for t in page.find_tables({
             "explicit_vertical_lines": sides[:2], "explicit_horizontal_lines": sides[2:],
         }) if abs(t.bbox[0] - lo) <= _SLACK and abs(t.bbox[1] - up) <= _SLACK]  # fmt: skip
-        rows = split_rows(again[0], page) if again else []
+        rows = split_rows(again[0], page, turned) if again else []
         if rows and (max(_height(c) for r in rows for c in r) <= _MOST_LINES or _lost(again[0], page) < lost):
             out[-1] = (again[0].bbox, rows)
     return out
@@ -131,11 +132,11 @@ def _lines(page: Any, bbox: Box | None) -> list[tuple[float, str]]:
     return [(r["top"], r["text"]) for r in rows if r["text"].strip()]
 
 
-def split_rows(table: Any, page: Any) -> Rows:
+def split_rows(table: Any, page: Any, turned: dict[str, str]) -> Rows:
     """The table's rows of cell text (words spaced by their gaps relative to the font size: pdfplumber's
     fixed 3 pt glued a small table's words, "Sourcearticles"), a ruled row that holds several rows split
-    where they begin (:func:`_row_starts`); never the first, a header of stacked words."""
-    turned = _turned(page)
+    where they begin (:func:`_row_starts`); never the first, a header of stacked words. ``turned``: how
+    the page's turned text reads (:func:`_turned`, found once a page)."""
     texts = table.extract(x_tolerance_ratio=WORD_GAP, **turned)
     if turned:
         texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
