@@ -84,7 +84,8 @@ def column_order(boxes: list[Box], classes: list[str]) -> list[int]:
         right = [i for i in inside if boxes[i][2][0] >= x]
         if left and right and _in_rows(left, right, boxes):
             return order  # a form or a table of boxes: its rows are its order
-        read = [i for i in order if i in set(left + right)]
+        sides = set(left + right)
+        read = [i for i in order if i in sides]
         out += read if _cut_on_white(read, set(left), boxes) else left + right
     if sorted(out) != body:
         return order  # a box fell between the cuts: leave the page as read
@@ -132,13 +133,15 @@ def _middle(box: Box) -> float:
     return (box[2][1] + box[2][3]) / 2
 
 
-def reorder(text: str, boxes: list[Box], order: list[int]) -> tuple[str, list[Box]]:
-    """The page's Markdown with its boxes' text in ``order``, and the boxes at their new places (the
-    boxes cover the text end to end; any text before the first box stays first)."""
-    if order == list(range(len(boxes))) or not boxes:
-        return text, boxes
+def reorder(text: str, boxes: list[Box], order: list[int]) -> tuple[str, list[Box], list[int]]:
+    """The page's Markdown with its boxes' text in ``order``, the boxes at their new places, and the order
+    applied (the boxes cover the text end to end; any text before the first box stays first). Boxes with
+    text between them are left as they are, and so is their order."""
+    same = list(range(len(boxes)))
+    if order == same or not boxes:
+        return text, boxes, same
     if any(boxes[k][1] != boxes[k + 1][0] for k in range(len(boxes) - 1)):
-        return text, boxes  # text between boxes: no place to put it, so no reordering
+        return text, boxes, same  # text between boxes: no place to put it, so no reordering
     head, tail = text[: boxes[0][0]], text[boxes[-1][1] :]
     parts, placed, at = [head], [], len(head)
     for i in order:
@@ -146,4 +149,4 @@ def reorder(text: str, boxes: list[Box], order: list[int]) -> tuple[str, list[Bo
         parts.append(text[a:b])
         placed.append((at, at + b - a, bbox))
         at += b - a
-    return "".join(parts) + tail, placed
+    return "".join(parts) + tail, placed, order

@@ -81,8 +81,8 @@ def layout_page(page: Any) -> LayoutPage:
     classes = [str(b["class"]) for b in boxes]
     order = column_order(placed, classes)  # type: ignore[arg-type]
     order = sentence_first(chunks[0]["text"], placed, classes, order)  # type: ignore[arg-type]
-    text, placed = reorder(chunks[0]["text"], placed, order)  # type: ignore[arg-type]
-    classes = [classes[i] for i in order]
+    text, placed, applied = reorder(chunks[0]["text"], placed, order)  # type: ignore[arg-type]
+    classes = [classes[i] for i in applied]  # the classes follow the boxes as they were placed
     margins = tuple((a, b) for (a, b, _), c in zip(placed, classes, strict=True) if c in _MARGINS)
     return LayoutPage(text, margins, tuple(placed), tuple(classes))  # type: ignore[arg-type]
 

@@ -41,7 +41,7 @@ def _page(spec):
 def _read(spec) -> list[str]:
     text, boxes, classes = _page(spec)
     order = sentence_first(text, boxes, classes, column_order(boxes, classes))
-    new, placed = reorder(text, boxes, order)
+    new, placed, _ = reorder(text, boxes, order)
     return [new[a:b].strip() for a, b, _ in placed]
 
 
