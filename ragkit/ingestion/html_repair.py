@@ -46,6 +46,10 @@ def join_split_bodies(tree: Any) -> int:
             if nested or not _only_furniture(elements[ends[prev] + 1 : order[el]]):
                 target = prev = el
                 continue
+            if (el.text or "").strip():  # the part's own text before its first element goes too
+                lead = el.makeelement("p", {})
+                lead.text, el.text = el.text, None
+                target.append(lead)
             for child in list(el):
                 target.append(child)
             el.drop_tree()

@@ -141,12 +141,14 @@ def test_a_story_split_by_an_ad_into_two_bodies_of_one_class_is_read_whole():
     page = (
         b"<html><body><article><h1>Banking</h1>" + body % b"".join(_para("banks", k) for k in (1, 2))
         + b"<div class='ad'><span>Advertisement</span></div>"
-        + body % b"".join(_para("apps", k) for k in (3, 4, 5))
+        + body % (b"Loose words that open the second part of the story, before its paragraphs." + b"".join(
+            _para("apps", k) for k in (3, 4, 5)))
         + b"<div class='adblocker-message__body' style='display: none'>" + _para("ads", 6) + _para("ads", 7)
         + b"</div></article></body></html>"
     )  # fmt: skip
     text = html_to_document("story.html", page).text
     assert all(f"Paragraph {k} about" in text for k in (1, 2, 3, 4, 5)), text
+    assert "Loose words that open the second part of the story" in text
     assert "about ads" not in text  # a hidden box of the same kind is not joined
 
 
