@@ -94,7 +94,7 @@ def article_benchmark(root: Path) -> dict:
         flat = squash(text)
         body = [s for para in item["articleBody"].split("\n") for s in re.split(r"(?<=[.!?])\s+", para)]
         units = [s for s in body if len(s.split()) >= 4]
-        missed = [s for s in units if squash(s) not in flat]
+        missed = [s for s in units if not _found([s], flat)]
         per_page[item.get("url", key)] = {"units": len(units), "found": len(units) - len(missed)}
         rows += [{"page": item.get("url", key), "missed": m} for m in missed]
     return {"per_file": per_page, "rows": rows}
