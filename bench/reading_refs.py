@@ -1,10 +1,13 @@
-"""How much of a public reference reading ragkit's reading holds: two corpora other projects publish with
+"""How much of a public reference reading ragkit's reading holds: three corpora other projects publish with
 their expected text, used this round to find reading defects outside the held-out set (issue 39).
 
 - docling's test documents (``tests/data/{html,pdf,docx}/sources`` with ``groundtruth/*.md``): each
   reference line (a sentence, or a table row as its cells) is looked for in ragkit's stored reading.
 - scrapinghub's article-extraction-benchmark (181 saved news and blog pages, ``html/*.html.gz``, with
   the article body in ``ground-truth.json``): each body sentence of four words or more.
+- mozilla/readability's test pages (``test/test-pages/*/source.html`` with readability's own reading in
+  ``expected.html``): each sentence of four words or more, each table row as its cells. The four pages
+  that are in the held-out corpus are skipped.
 
 A unit is found when its letters and digits stand in the reading in order (spacing, punctuation and
 Markdown aside) or, for a row, when every cell does. The references are other programs' readings, not
@@ -14,7 +17,9 @@ judged on the units it gains and loses.
 
     git clone https://github.com/docling-project/docling           # e1cb2b2 was read
     git clone https://github.com/scrapinghub/article-extraction-benchmark   # 4a3bc97
-    .venv/bin/python bench/reading_refs.py --docling docling --aeb article-extraction-benchmark
+    git clone https://github.com/mozilla/readability                         # ab4027a
+    .venv/bin/python bench/reading_refs.py --docling docling --aeb article-extraction-benchmark \
+        --readability readability
 """
 
 from __future__ import annotations
@@ -100,6 +105,46 @@ def article_benchmark(root: Path) -> dict:
     return {"per_file": per_page, "rows": rows}
 
 
+#: readability's test pages that are in the held-out corpus (bench/heldout): never read here
+HELD_OUT_PAGES = {"google-sre-book-1", "wikipedia", "nytimes-1", "dropbox-blog"}
+_BLOCKS = "p|li|h1|h2|h3|h4|h5|h6|pre|blockquote|dd|dt|figcaption|caption|td|th"
+
+
+def expected_units(html: str) -> list[list[str]]:
+    """readability's expected article: each sentence of four words or more of a block that holds no
+    other block, and each table row as its cells."""
+    import lxml.html
+
+    root = lxml.html.fromstring(html)
+    out: list[list[str]] = []
+    for tr in root.iter("tr"):
+        cells = [" ".join(c.text_content().split()) for c in tr if c.tag in ("td", "th")]
+        if sum(bool(c) for c in cells) >= 2:
+            out.append([c for c in cells if c])
+    for el in root.iter(*_BLOCKS.split("|")):
+        if el.tag in ("td", "th") or any(d.tag in _BLOCKS.split("|") for d in el.iterdescendants()):
+            continue
+        text = " ".join(el.text_content().split())
+        out += [[x] for x in re.split(r"(?<=[.!?])\s+", text) if len(x.split()) >= 4]
+    return out
+
+
+def readability(root: Path) -> dict:
+    from ragkit.ingestion.html import html_to_document
+
+    per_page, rows = {}, []
+    for page in sorted((root / "test" / "test-pages").iterdir()):
+        if page.name in HELD_OUT_PAGES or not (page / "expected.html").exists():
+            continue
+        text = html_to_document(f"{page.name}.html", (page / "source.html").read_bytes()).text
+        flat = squash(text)
+        units = expected_units((page / "expected.html").read_text(encoding="utf-8"))
+        missed = [" | ".join(u) for u in units if not _found(u, flat)]
+        per_page[page.name] = {"units": len(units), "found": len(units) - len(missed)}
+        rows += [{"page": page.name, "missed": m} for m in missed]
+    return {"per_file": per_page, "rows": rows}
+
+
 def _total(part: dict) -> dict:
     units = sum(v["units"] for v in part["per_file"].values())
     found = sum(v["found"] for v in part["per_file"].values())
@@ -113,6 +158,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docling", type=Path, help="a clone of docling-project/docling")
     ap.add_argument("--aeb", type=Path, help="a clone of scrapinghub/article-extraction-benchmark")
+    ap.add_argument("--readability", type=Path, help="a clone of mozilla/readability")
     ap.add_argument("--name", default="reading_refs", help="results name")
     args = ap.parse_args()
     parts = {}
@@ -120,6 +166,8 @@ def main() -> None:
         parts["docling_test_documents"] = docling(args.docling)
     if args.aeb:
         parts["article_extraction_benchmark"] = article_benchmark(args.aeb)
+    if args.readability:
+        parts["readability_test_pages"] = readability(args.readability)
     raw = RESULTS / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     with open(raw / f"{args.name}.jsonl", "w", encoding="utf-8") as f:

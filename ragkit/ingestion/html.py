@@ -14,7 +14,13 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
-from ragkit.ingestion.html_repair import drop_hidden, join_split_bodies, styled_blocks, wrap_loose_text
+from ragkit.ingestion.html_repair import (
+    drop_hidden,
+    flatten_cells,
+    join_split_bodies,
+    styled_blocks,
+    wrap_loose_text,
+)
 from ragkit.ingestion.tables import count_markdown_tables
 
 #: a cell with more words than this is prose, not a value: its table lays the page out
@@ -32,12 +38,14 @@ _ROW_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>~])")
 
 def _layout_table(table: Any) -> bool:
     """A table that lays the page out rather than holding data: fewer than two rows or two columns, a
-    table inside it, or a cell of prose."""
+    table inside it, or a cell of prose holding half the table's words (a list of films with a long
+    synopsis in one row is data)."""
     rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
     cells = [c for r in rows for c in r if c.tag in ("td", "th")]
     columns = max((sum(1 for c in r if c.tag in ("td", "th")) for r in rows), default=0)
     nested = bool(table.xpath(".//table"))
-    wordy = any(len(" ".join(c.itertext()).split()) > LAYOUT_CELL_WORDS for c in cells)
+    words = [len(" ".join(c.itertext()).split()) for c in cells]
+    wordy = any(w > LAYOUT_CELL_WORDS and 2 * w >= sum(words) for w in words)
     return len(rows) < 2 or columns < 2 or nested or wordy
 
 
@@ -78,7 +86,8 @@ def keep_bylines(tree: Any) -> int:
             done.append(el)
             for attr in ("class", "id", "itemprop", "rel"):
                 el.attrib.pop(attr, None)
-            el.tag = "p"
+            if not el.xpath("ancestor::p"):  # a dateline opening a paragraph stays inline: a <p> would cut it
+                el.tag = "p"
             n += 1
     return n
 
@@ -124,19 +133,48 @@ def plain_inline(tree: Any) -> int:
     return n
 
 
+#: a class that marks a picture's caption ("thumbcaption", "wp-caption-text", "media-caption__text"), not
+#: its wrapper ("dnd-caption-wrapper", "has-caption")
+_CAPTION_CLASS = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
+#: words above which a block classed a caption holds more than a caption
+CAPTION_WORDS = 80
+
+
+def _classed_captions(tree: Any) -> list[Any]:
+    """Blocks classed as a caption (a wiki's ``thumbcaption``, a blog's ``wp-caption-text``) outside
+    navigation and paragraphs (a caption set inside a sentence's paragraph would split it), the innermost
+    where one holds another, of a caption's length."""
+    found = [
+        el
+        for el in tree.xpath("//body//*[self::div or self::span or self::p][@class]")
+        if any(_CAPTION_CLASS.match(c) for c in el.get("class", "").split())
+        and not el.xpath("ancestor::nav or ancestor::footer or ancestor::figcaption or ancestor::p")
+    ]
+    inner = [el for el in found if not any(o is not el and el in o.iterancestors() for o in found)]
+    return [el for el in inner if 0 < len(" ".join(el.itertext()).split()) <= CAPTION_WORDS]
+
+
 def keep_captions(tree: Any) -> int:
     """A figure's caption as a paragraph (the extractor drops figures, and their captions with them). Its
     links become plain text and the picture goes (no image is read): a caption that is all link ("Wood
-    ducks.") or sits beside a linked picture is otherwise taken for navigation."""
+    ducks.") or sits beside a linked picture is otherwise taken for navigation. A block classed as a
+    caption is read the same way, its parent standing for the figure."""
     n = 0
-    for cap in tree.xpath("//figcaption[not(ancestor::nav) and not(ancestor::footer)]"):
+    figcaptions = tree.xpath("//figcaption[not(ancestor::nav) and not(ancestor::footer)]")
+    for cap in figcaptions + _classed_captions(tree):
         figure = next(iter(cap.xpath("ancestor::figure[1]")), None)
+        if figure is None and cap.tag != "figcaption":
+            figure = cap.getparent()
         if figure is not None:
-            figure.tag = "div"
+            if figure.tag == "figure":
+                figure.tag = "div"
             for pic in figure.xpath(".//img | .//picture | .//svg | .//video | .//a[not(normalize-space())]"):
                 if pic.getparent() is not None:
                     pic.drop_tree()  # the picture (not read) and its link; a table or text in it stays
         cap.tag = "p"
+        for empty in cap.xpath(".//*[not(normalize-space())]"):  # a "magnify" icon: a block in a <p>
+            if empty.getparent() is not None:
+                empty.drop_tree()
         for link in cap.xpath(".//a"):
             link.drop_tag()
         for el in [cap, *cap.iterdescendants()]:  # the extractor drops whatever is classed a caption
@@ -208,6 +246,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
     drop_hidden(tree)
     unwrap_layout_tables(tree)
+    flatten_cells(tree)
     join_split_bodies(tree)
     styled_blocks(tree)
     wrap_loose_text(tree)

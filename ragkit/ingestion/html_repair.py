@@ -145,9 +145,47 @@ def _hidden(el: Any) -> bool:
 
 def drop_hidden(tree: Any) -> int:
     """Remove what the page does not show (structured data in a hidden span: an image URL, "jdadmin",
-    a timestamp; an ad-blocker notice): the extractor reads it as text. Returns how many."""
+    a timestamp; an ad-blocker notice): the extractor reads it as text. Scripts, styles and templates in
+    the body go too (a byline's e-mail obfuscation script was read as its text); JSON-LD stays, it is
+    the page's metadata. Returns how many."""
     gone = [el for el in tree.xpath("//body//*[@style or @hidden or @class]") if _hidden(el)]
+    gone += tree.xpath('//body//script[not(@type="application/ld+json")] | //body//style | //body//template')
     for el in gone:
         if el.getparent() is not None:
             el.drop_tree()  # its tail, text that follows it, stays
     return len(gone)
+
+
+#: what breaks a line inside a table cell: its text is read with a space there
+_CELL_BLOCKS = {"div", "p", "ul", "ol", "li", "dl", "dt", "dd", "br", "blockquote", "h1", "h2", "h3", "h4",
+                "h5", "h6", "section", "hr"}  # fmt: skip
+
+
+def _cell_text(el: Any) -> str:
+    """The text a cell shows, a space where a block or line break starts or ends (never glued words)."""
+    parts: list[str] = [el.text or ""] if el.tag not in ("script", "style", "noscript") else []
+    for child in el:
+        if not isinstance(child.tag, str):  # a comment or processing instruction
+            parts.append(child.tail or "")
+            continue
+        gap = " " if child.tag in _CELL_BLOCKS else ""
+        if child.tag not in ("script", "style", "noscript", "template"):
+            parts += [gap, _cell_text(child), gap]
+        parts.append(child.tail or "")
+    return "".join(parts)
+
+
+def flatten_cells(tree: Any) -> int:
+    """A data table's cell that holds blocks (a list of languages, a label in a ``<div>``) as its text on
+    one line: the extractor leaves such cells empty (an infobox's "Official languages" row read with no
+    value). Cells of inline text keep their formatting. Returns how many cells were flattened."""
+    n = 0
+    for cell in tree.xpath("//table//td | //table//th"):
+        if not any(isinstance(d.tag, str) and d.tag in _CELL_BLOCKS for d in cell.iterdescendants()):
+            continue
+        text = " ".join(_cell_text(cell).split())
+        for child in list(cell):
+            cell.remove(child)
+        cell.text = text
+        n += 1
+    return n

@@ -1,0 +1,79 @@
+"""What an encyclopedia or news page shows that its reading must keep: a data table with a long cell, an
+infobox's values set in lists, an older wiki's picture captions, a dateline opening the lede, and no
+script text (defects found by comparing with mozilla/readability's expected readings)."""
+
+from __future__ import annotations
+
+from ragkit.ingestion.html import html_to_document
+
+PROSE = b"".join(
+    b"<p>Paragraph %d of the article says that the island was settled late and developed a distinct "
+    b"biodiversity of animal, fungal and plant life over a long period of isolation.</p>" % i
+    for i in range(6)
+)
+
+
+def _page(body: bytes) -> bytes:
+    return b"<html><body><main><div class='mw-parser-output'>" + body + b"</div></main></body></html>"
+
+
+def test_a_list_of_films_with_one_long_synopsis_stays_a_table():
+    """A table is a layout table when one cell of prose holds most of its words, not when any synopsis
+    runs long: the whole list of films was read as loose fragments."""
+    rows = b"".join(
+        b"<tr><td><i>Film %d</i></td><td>19%02d</td><td>Characters relive the same day over and over "
+        b"again.</td></tr>" % (i, i)
+        for i in range(12)
+    )
+    synopsis = b"A couple wakes up one morning. " * 14
+    long = b"<tr><td><i>Le 15 Mai</i></td><td>1969</td><td>" + synopsis + b"</td></tr>"
+    table = b"<table class='wikitable'><tr><th>Film</th><th>Year</th><th>Description</th></tr>" + long + rows
+    text = html_to_document("films.html", _page(PROSE + table + b"</table>" + PROSE)).text
+    assert "| *Film 3* | 1903 | Characters relive the same day over and over again. |" in text
+    assert "| *Le 15 Mai* | 1969 | A couple wakes up one morning." in text
+
+
+def test_an_infobox_value_set_as_a_list_is_read_in_its_row():
+    """An infobox's cell holding a list (or a label in a ``<div>``) was left empty: "Official languages"
+    read with no value, "Responsible government" with no label."""
+    box = (
+        b"<table class='infobox'><tr><th>Capital</th><td>Wellington</td></tr>"
+        b"<tr><th>Official&#160;languages</th><td><div class='plainlist'><ul><li>English<sup>[n 2]</sup>"
+        b"</li><li>M\xc4\x81ori</li><li>NZ Sign Language</li></ul></div></td></tr>"
+        b"<tr><th><div style='font-weight:normal'>&#8226;&#160;<a href='/w'>Responsible government</a></div>"
+        b"</th><td>7 May 1856</td></tr></table>"
+    )
+    text = html_to_document("nz.html", _page(box + PROSE)).text
+    assert "| Official languages | English[n 2] Māori NZ Sign Language |" in text
+    assert "| • Responsible government | 7 May 1856 |" in text
+
+
+def test_a_wiki_thumbnail_caption_is_read_and_a_caption_inside_a_paragraph_does_not_cut_it():
+    thumb = (
+        b"<div class='thumb tleft'><div class='thumbinner'><a href='/wiki/File:Map.png' class='image'>"
+        b"<img src='//u/map.png'></a><div class='thumbcaption'><div class='magnify'><a href='/wiki/File:"
+        b"Map.png' title='Enlarge'></a></div>Detail from a 1657 map showing the western coastline.</div>"
+        b"</div></div>"
+    )
+    inline = (
+        b"<p><span class='storyimage'><img src='x.jpg'><span class='caption'>Nintendo/Apple</span></span>"
+        b"Nintendo shocked the world by announcing a game you can play on your phone with one hand.</p>"
+    )
+    text = html_to_document("w.html", _page(PROSE + thumb + inline + PROSE)).text
+    assert "Detail from a 1657 map showing the western coastline." in text
+    assert "play on your phone with one hand." in text
+
+
+def test_a_dateline_opening_the_lede_keeps_the_lede_and_a_bylines_script_is_not_read():
+    lede = (
+        b"<p> <span class='dateline'>CAIRO \xe2\x80\x94</span> Gunmen opened fire on visitors at the "
+        b"national museum on Wednesday, killing at least 19 people, officials said.</p>"
+    )
+    byline = (
+        b"<h1>The best films of the year</h1><div class='byline'>By Alissa Wilkinson <script>/* <![CDATA[ */"
+        b" function enkoder(){var kode='x';}</script></div>"
+    )
+    text = html_to_document("news.html", _page(byline + lede + PROSE)).text
+    assert "CAIRO — Gunmen opened fire on visitors" in " ".join(text.split())
+    assert "By Alissa Wilkinson" in text
+    assert "function" not in text and "CDATA" not in text
