@@ -1,4 +1,4 @@
-"""How much of a public reference reading ragkit's reading holds: three corpora other projects publish with
+"""How much of a public reference reading ragkit's reading holds: four corpora other projects publish with
 their expected text, used this round to find reading defects outside the held-out set (issue 39).
 
 - docling's test documents (``tests/data/{html,pdf,docx}/sources`` with ``groundtruth/*.md``): each
@@ -8,6 +8,10 @@ their expected text, used this round to find reading defects outside the held-ou
 - mozilla/readability's test pages (``test/test-pages/*/source.html`` with readability's own reading in
   ``expected.html``): each sentence of four words or more, each table row as its cells. The four pages
   that are in the held-out corpus are skipped.
+- trafilatura's evaluation set (``tests/evaldata.json`` over ``tests/eval`` and ``tests/cache``: 990
+  pages, mostly German, each with snippets its reading must hold and boilerplate it must not): each
+  snippet to hold is a unit; the boilerplate snippets read are counted apart. The two held-out pages are
+  skipped.
 
 A unit is found when its letters and digits stand in the reading in order (spacing, punctuation and
 Markdown aside) or, for a row, when every cell does. The references are other programs' readings, not
@@ -18,8 +22,9 @@ judged on the units it gains and loses.
     git clone https://github.com/docling-project/docling           # e1cb2b2 was read
     git clone https://github.com/scrapinghub/article-extraction-benchmark   # 4a3bc97
     git clone https://github.com/mozilla/readability                         # ab4027a
+    git clone https://github.com/adbar/trafilatura                           # e90b0ef
     .venv/bin/python bench/reading_refs.py --docling docling --aeb article-extraction-benchmark \
-        --readability readability
+        --readability readability --trafilatura trafilatura
 """
 
 from __future__ import annotations
@@ -145,13 +150,44 @@ def readability(root: Path) -> dict:
     return {"per_file": per_page, "rows": rows}
 
 
+#: trafilatura's evaluation pages that are in the held-out corpus: never read here
+HELD_OUT_FILES = {"nature.com.telescope.html", "lemire.me.json.html"}
+
+
+def trafilatura_eval(root: Path) -> dict:
+    """trafilatura's evaluation set (``tests/evaldata.json``: per page, snippets its reading must hold and
+    snippets of boilerplate it must not): each "with" snippet is a unit; "without" snippets read are
+    counted apart, as the boilerplate kept."""
+    from ragkit.ingestion.html import html_to_document
+
+    truth = json.loads((root / "tests" / "evaldata.json").read_text(encoding="utf-8"))
+    per_page, rows, kept = {}, [], 0
+    for url, item in sorted(truth.items()):
+        if item["file"] in HELD_OUT_FILES:
+            continue
+        path = next(p for p in (root / "tests" / d / item["file"] for d in ("eval", "cache")) if p.exists())
+        try:
+            flat = squash(html_to_document(item["file"], path.read_bytes(), url=url).text)
+        except Exception as e:  # a page with no main text: every snippet missed
+            flat = f"error {type(e).__name__}"
+        units = [s for s in item.get("with", []) if squash(s)]
+        missed = [s for s in units if not _found([s], flat)]
+        kept += sum(bool(squash(s)) and squash(s) in flat for s in item.get("without", []))
+        per_page[item["file"]] = {"units": len(units), "found": len(units) - len(missed)}
+        rows += [{"page": item["file"], "missed": m} for m in missed]
+    return {"per_file": per_page, "rows": rows, "boilerplate_kept": kept}
+
+
 def _total(part: dict) -> dict:
     units = sum(v["units"] for v in part["per_file"].values())
     found = sum(v["found"] for v in part["per_file"].values())
     missed_files = sum(v["found"] < v["units"] for v in part["per_file"].values())
     share = round(found / units, 4) if units else None
-    return {"files": len(part["per_file"]), "units": units, "found": found, "share": share,
-            "files_with_a_miss": missed_files}  # fmt: skip
+    out = {"files": len(part["per_file"]), "units": units, "found": found, "share": share,
+           "files_with_a_miss": missed_files}  # fmt: skip
+    if "boilerplate_kept" in part:
+        out["boilerplate_snippets_kept"] = part["boilerplate_kept"]
+    return out
 
 
 def main() -> None:
@@ -159,6 +195,7 @@ def main() -> None:
     ap.add_argument("--docling", type=Path, help="a clone of docling-project/docling")
     ap.add_argument("--aeb", type=Path, help="a clone of scrapinghub/article-extraction-benchmark")
     ap.add_argument("--readability", type=Path, help="a clone of mozilla/readability")
+    ap.add_argument("--trafilatura", type=Path, help="a clone of adbar/trafilatura")
     ap.add_argument("--name", default="reading_refs", help="results name")
     args = ap.parse_args()
     parts = {}
@@ -168,6 +205,8 @@ def main() -> None:
         parts["article_extraction_benchmark"] = article_benchmark(args.aeb)
     if args.readability:
         parts["readability_test_pages"] = readability(args.readability)
+    if args.trafilatura:
+        parts["trafilatura_evaluation"] = trafilatura_eval(args.trafilatura)
     raw = RESULTS / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     with open(raw / f"{args.name}.jsonl", "w", encoding="utf-8") as f:

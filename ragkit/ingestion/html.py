@@ -49,6 +49,11 @@ def _layout_table(table: Any) -> bool:
     return len(rows) < 2 or columns < 2 or nested or wordy
 
 
+_BLOCK_CHILD = " | ".join(
+    f".//{t}" for t in "p div ul ol dl table blockquote pre h1 h2 h3 h4 h5 h6 section article br".split()
+)
+
+
 def unwrap_layout_tables(tree: Any) -> int:
     """Turn every layout table of ``tree`` into plain blocks (its text read as paragraphs, not as one
     giant table row); returns how many. Data tables are left alone."""
@@ -59,7 +64,8 @@ def unwrap_layout_tables(tree: Any) -> int:
                 el.tag = "div"
             for cell in table.xpath("./div//td | ./div//th | ./td | ./th"):
                 if cell.getparent() is not None and not cell.xpath("ancestor::table"):
-                    cell.tag = "div"
+                    # a cell of text alone is a paragraph: the extractor drops a bare <div> of text
+                    cell.tag = "div" if cell.xpath(_BLOCK_CHILD) else "p"
             n += 1
     return n
 

@@ -77,3 +77,16 @@ def test_a_dateline_opening_the_lede_keeps_the_lede_and_a_bylines_script_is_not_
     assert "CAIRO — Gunmen opened fire on visitors" in " ".join(text.split())
     assert "By Alissa Wilkinson" in text
     assert "function" not in text and "CDATA" not in text
+
+
+def test_text_set_in_a_layout_tables_cell_is_read():
+    """A quotation laid out in a table (a large quote mark in one cell, the text in the other): the table
+    is layout, and its cell of text alone was unwrapped to a bare ``<div>``, which the extractor dropped."""
+    quote = b"Penny lives with her mom, Pam, in a little trailer by the river and tends to her chores. " * 5
+    table = (
+        b"<table><tr><td rowspan='2' style='font-size:5em'>&#8220;</td><td style='font-style:italic'>"
+        + quote
+        + b"</td></tr><tr><td>&#8212; Character description</td></tr></table>"
+    )
+    text = html_to_document("penny.html", _page(table + PROSE)).text
+    assert "Penny lives with her mom, Pam, in a little trailer by the river" in text
