@@ -77,13 +77,15 @@ class _Hyphenation:
     def resolve(self, texts: list[str]) -> list[str]:
         """Each text with its line-end hyphen breaks (``X-\\nY``) resolved: a word broken in two joined
         where the joined word is the plausible one (as :meth:`join_lines` decides, capitals included:
-        "SCI-⏎ENCEPARSE" is "SCIENCEPARSE" where the document writes it so), the hyphen kept otherwise
+        "SCI-⏎ENCEPARSE" is "SCIENCEPARSE" where the document writes it so, a heading's "RE-⏎LATED" is
+        "RELATED", a known word), the hyphen kept otherwise
         ("4969-⏎4983", "Auto-⏎Encoding")."""
         return [_LEFT_BREAK.sub("-", _ANY_BREAK.sub(self._rejoin_any, t)) for t in texts]
 
     def _rejoin_any(self, m: re.Match[str]) -> str:
         x, y = m.group(1), m.group(2)
-        if x.isalpha() and y.isalpha() and (y[0].islower() or (x + y).lower() in self.seen):
+        capitals = x.isupper() and y.isupper()  # a heading set in capitals: "RE-⏎LATED MATTERS"
+        if x.isalpha() and y.isalpha() and (y[0].islower() or capitals or (x + y).lower() in self.seen):
             return self._rejoin(m)
         return f"{x}-{y}"
 

@@ -13,3 +13,12 @@ def test_line_end_hyphens_are_rejoined_only_where_the_word_is_plausible():
     assert h.join_lines("GROBID-\nparsed output") == "GROBID-parsed output"  # after an acronym
     seen = _Hyphenation(["a well-known fact"])
     assert seen.join_lines("well-\nknown") == "well-known"  # the hyphenated form occurs elsewhere
+
+
+def test_a_heading_set_in_capitals_is_rejoined_like_lower_case():
+    """A scanned regulation's "PART 2—APPOINTMENT …; RE-⏎LATED MATTERS": the capitals' break joins where
+    the word is known, and an acronym's compound keeps its hyphen."""
+    h = _Hyphenation(["nothing else"])
+    out = h.resolve(["THE COMPETITIVE SERVICE; RE-\nLATED MATTERS (RULE II)", "GROBID-\nPARSED OUTPUT"])
+    assert out == ["THE COMPETITIVE SERVICE; RELATED MATTERS (RULE II)", "GROBID-PARSED OUTPUT"]
+    assert h.resolve(["Auto-\nEncoding"]) == ["Auto-Encoding"]  # a capital after lower case: a name kept
