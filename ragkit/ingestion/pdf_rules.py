@@ -11,6 +11,7 @@ from itertools import pairwise
 from typing import Any
 
 from ragkit.ingestion.bidi import logical_order, visual_glyphs
+from ragkit.ingestion.pdf_beside import beside
 from ragkit.ingestion.pdf_spans import WORD_GAP
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own
@@ -84,9 +85,13 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
     edges = page.edges
     visual_glyphs(page.chars)  # right-to-left cells are read in visual order, then put back
     turned = _turned(page)
-    for table in page.find_tables():
+    tables = page.find_tables()
+    spans: list[list[tuple[float, float]]] = []
+    for table in tables:
         box = closing(table.bbox, edges)
-        out.append((table.bbox, split_rows(table, page, turned)))
+        rows, across = _split(table, page, turned)
+        out.append((table.bbox, rows))
+        spans.append(across)
         lost = _lost(table, page)
         if max(abs(a - b) for a, b in zip(box, table.bbox, strict=True)) <= _SLACK and not lost:
             continue
@@ -101,10 +106,14 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
         again = [t for t in page.find_tables({
             "explicit_vertical_lines": sides[:2], "explicit_horizontal_lines": sides[2:],
         }) if abs(t.bbox[0] - lo) <= _SLACK and abs(t.bbox[1] - up) <= _SLACK]  # fmt: skip
-        rows = split_rows(again[0], page, turned) if again else []
+        rows, across = _split(again[0], page, turned) if again else ([], [])
         if rows and (max(_height(c) for r in rows for c in r) <= _MOST_LINES or _lost(again[0], page) < lost):
-            out[-1] = (again[0].bbox, rows)
-    return out
+            out[-1], spans[-1] = (again[0].bbox, rows), across
+    boxes = [b for b, _ in out]
+    return [
+        beside(page, b, rows, across, boxes[:k] + boxes[k + 1 :])
+        for k, ((b, rows), across) in enumerate(zip(out, spans, strict=True))
+    ]
 
 
 def _lost(table: Any, page: Any) -> int:
@@ -137,28 +146,38 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> Rows:
     fixed 3 pt glued a small table's words, "Sourcearticles"), a ruled row that holds several rows split
     where they begin (:func:`_row_starts`); never the first, a header of stacked words. ``turned``: how
     the page's turned text reads (:func:`_turned`, found once a page)."""
+    return _split(table, page, turned)[0]
+
+
+def _split(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, list[tuple[float, float]]]:
+    """:func:`split_rows`, with each row's top and bottom on the page."""
     texts = table.extract(x_tolerance_ratio=WORD_GAP, **turned)
     if turned:
         texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
                  for r, ts in zip(table.rows, texts, strict=True)]  # fmt: skip
     texts = [[logical_order(t) if t else t for t in row] for row in texts]
     out: Rows = []
+    spans: list[tuple[float, float]] = []
     for k, (row, cells) in enumerate(zip(table.rows, texts, strict=True)):
+        up, down = row.bbox[1], row.bbox[3]
         if k == 0 or not any(c and "\n" in c for c in cells):  # the first row: a header set in lines
             out.append(cells)
+            spans.append((up, down))
             continue
         lines = [_lines(page, bbox) if text else [] for bbox, text in zip(row.cells, cells, strict=True)]
         filled = [ls for ls in lines if ls]
         starts = _row_starts(filled)
         if not starts:
             out.append(cells)
+            spans.append((up, down))
             continue
         cuts = [float("-inf"), *starts, float("inf")]
         for a, b in pairwise(cuts):
             out.append([
                 "\n".join(t for y, t in ls if a - _SLACK <= y < b - _SLACK) if ls else None for ls in lines
             ])  # fmt: skip
-    return out
+            spans.append((max(a, up), min(b, down)))
+    return out, spans
 
 
 def _turned(page: Any) -> dict[str, str]:

@@ -1,0 +1,86 @@
+"""A ruled grid of figures whose row labels stand beside it with no rule around them (the federal
+indirect-cost form, a statistics table whose years sit left of the grid): before, the ruled grid stood
+in for the whole table and the labels were lost from the reading ("Salaries" with its row's figures)."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+from ragkit.ingestion.pdf_tables import Plumber
+
+GRID = (190, 250, 310, 370)  # the x of each column rule of the ruled part
+HEADER = ("Cost Category", "Total Costs", "Indirect Costs", "Direct Costs")
+ROWS = (
+    ("Salaries (a)", "1,314,000", "373,250", "940,750"),
+    ("Fringe Benefits", "352,000", "99,988", "252,012"),
+    ("Staff Travel", "94,000", "20,000", "74,000"),
+    ("Office Rent", "170,000", "", "170,000"),
+)
+
+
+def _labelled_grid(right_notes: bool = False) -> bytes:
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    page.insert_text(
+        (72, 40), "Sample indirect cost rate proposal, simplified allocation method.", fontsize=9
+    )
+    ys = [60 + 16 * k for k in range(len(ROWS) + 2)]
+    for x in GRID:
+        page.draw_line((x, ys[0]), (x, ys[-1]))
+    for y in ys:
+        page.draw_line((GRID[0], y), (GRID[-1], y))
+    for k, row in enumerate((HEADER, *ROWS)):
+        page.insert_text((72, ys[k] + 12), row[0], fontsize=8)  # the label: beside the grid, unruled
+        for x, cell in zip(GRID, row[1:], strict=False):
+            if cell:
+                page.insert_text((x + 4, ys[k] + 12), cell, fontsize=8)
+        if right_notes:
+            page.insert_text((GRID[-1] + 10, ys[k] + 12), f"note {k}", fontsize=8)
+    page.insert_text((72, ys[-1] + 30), "Unallowable costs are excluded from the base.", fontsize=9)
+    return doc.tobytes()
+
+
+def _row(*cells: str) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+@pytest.mark.parametrize("right_notes", [False, True], ids=["labels-left", "labels-and-notes"])
+def test_labels_beside_a_ruled_grid_stay_on_their_rows(parser, right_notes):
+    text = parse_bytes(
+        "grid.pdf", _labelled_grid(right_notes), settings=ParseSettings(pdf_parser=parser)
+    ).text
+    for k, row in enumerate((HEADER, *ROWS)):
+        cells = [c for c in row if c] + ([f"note {k}"] if right_notes else [])
+        line = next((x for x in text.splitlines() if row[1] in x or row[0] in x), "")
+        assert all(c in line for c in cells), (cells, line)
+    assert "Unallowable costs are excluded" in text
+
+
+def test_prose_beside_underlined_lines_stays_prose():
+    """Rules under each line of a paragraph make a one-column "table" that is no table: the paragraph
+    beside it is not taken as a column of it (it stays prose, not Markdown rows)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    left = (
+        "Launched new communities, sections",
+        "of the website dedicated to bringing",
+        "together suppliers and consumers.",
+    )
+    right = ("Communities are able to", "aggregate content across", "agencies in a few months.")
+    for k, (a, b) in enumerate(zip(left, right, strict=True)):
+        y = 60 + 16 * k
+        page.insert_text((108, y + 12), a, fontsize=9)
+        page.insert_text((380, y + 12), b, fontsize=9)
+        page.draw_line((108, y), (330, y))
+    page.draw_line((108, 108), (330, 108))
+    for x in (108, 330):
+        page.draw_line((x, 60), (x, 108))
+    data = doc.tobytes()
+    with Plumber(data, []) as plumber, pymupdf.open(stream=data) as pdf:
+        assert plumber.tables(0, pdf.load_page(0)) == []  # the ruled lines alone are no table either
+    text = parse_bytes("prose.pdf", data, settings=ParseSettings(pdf_parser="plain")).text
+    assert "|" not in text and "Communities are able to" in text
