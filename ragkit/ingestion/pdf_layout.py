@@ -161,7 +161,7 @@ def ruled_tables(pg: LayoutPage, found: list[Block]) -> tuple[list[tuple[int, in
     edits: list[tuple[int, int, str]] = []
     used: set[int] = set()
     for t in found:
-        region = (t.x0, t.y0, t.x1, t.y1)
+        region = t.ruled or (t.x0, t.y0, t.x1, t.y1)  # its ruled part: the engine's reading beside it stays
         covered = [(a, b) for a, b, bbox in pg.boxes if a not in used and _inside(bbox, region) > 0.5]
         for n, (a, b) in enumerate(sorted(covered)):
             edits.append((a, b, t.text + "\n\n" if n == 0 else ""))

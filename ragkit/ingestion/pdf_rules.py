@@ -78,8 +78,9 @@ def _one_column(page: Any, strip: Box) -> bool:
     return True
 
 
-def table_rows(page: Any) -> list[tuple[Box, Rows]]:
-    """A pdfplumber page's ruled tables as (box, rows of cell text), each closed where its rules leave
+def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
+    """A pdfplumber page's ruled tables as (box, rows of cell text, ruled box: the box without the unruled
+    columns :func:`beside` adds), each closed where its rules leave
     it open when the closed table still reads as rows, or reads words the open one left in no cell."""
     out: list[tuple[Box, Rows]] = []
     edges = page.edges
@@ -111,7 +112,7 @@ def table_rows(page: Any) -> list[tuple[Box, Rows]]:
             out[-1], spans[-1] = (again[0].bbox, rows), across
     boxes = [b for b, _ in out]
     return [
-        beside(page, b, rows, across, boxes[:k] + boxes[k + 1 :])
+        (*beside(page, b, rows, across, boxes[:k] + boxes[k + 1 :]), b)
         for k, ((b, rows), across) in enumerate(zip(out, spans, strict=True))
     ]
 

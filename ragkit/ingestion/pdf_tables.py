@@ -24,6 +24,9 @@ class Block:
     x1: float
     y1: float
     text: str
+    #: a table's ruled part, when cells beside it widen the box (the layout parser replaces the boxes
+    #: this covers: the engine's own reading of what stands beside it is kept)
+    ruled: tuple[float, float, float, float] | None = None
 
 
 class Plumber:
@@ -55,10 +58,10 @@ class Plumber:
         try:
             if page is not None and not may_rule(page):
                 return found
-            for (x0, top, x1, bottom), rows in table_rows(self.pdf.pages[i]):
+            for (x0, top, x1, bottom), rows, ruled in table_rows(self.pdf.pages[i]):
                 md = table_to_markdown(rows)
                 if md:
-                    found.append(Block(x0, top, x1, bottom, md))
+                    found.append(Block(x0, top, x1, bottom, md, ruled))
         except Exception as e:  # one bad page must not lose the others' tables
             self.warnings.append(f"page {i + 1}: table detection failed ({e})")
         return found
