@@ -148,7 +148,9 @@ def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, tu
 
 
 def _tsv(exe: str, png: bytes, lang: str, psm: int = 3) -> str:
-    return _tesseract(exe, png, ["-l", lang, "--psm", str(psm), "tsv"])
+    # the setting, not the "tsv" config file: a model folder of one's own (TESSDATA_PREFIX) may have no
+    # configs/, and Tesseract then read nothing and said so only on stderr
+    return _tesseract(exe, png, ["-l", lang, "--psm", str(psm), "-c", "tessedit_create_tsv=1"])
 
 
 def _read(exe: str, png: bytes, lang: str) -> OcrPage:

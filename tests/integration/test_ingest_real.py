@@ -161,3 +161,14 @@ def test_cli_ingest_and_info(tmp_path, evaldata):
     assert info.returncode == 0
     assert "sentence(n=2, overlap=0)" in info.stdout and "all-MiniLM-L6-v2" in info.stdout
     assert IndexStore.open(tmp_path / "idx").summary()["documents"] == 2
+
+
+def test_ocr_reads_with_a_model_folder_of_ones_own(evaldata, tmp_path, monkeypatch):
+    """TESSDATA_PREFIX set to a folder of models alone (tessdata_best's files, no ``configs/``): OCR asked
+    Tesseract for the "tsv" config file, which is not there, and read nothing."""
+    system = Path("/usr/share/tesseract-ocr/5/tessdata")
+    for name in ("eng.traineddata", "osd.traineddata"):
+        (tmp_path / name).symlink_to(system / name)
+    monkeypatch.setenv("TESSDATA_PREFIX", str(tmp_path))
+    doc = load_document(evaldata / "pdfs" / "scanned_image_only_ocr_test.pdf")
+    assert "Docling bundles PDF document conversion" in doc.text
