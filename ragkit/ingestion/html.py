@@ -19,6 +19,7 @@ from ragkit.ingestion.html_repair import (
     flatten_cells,
     join_split_bodies,
     styled_blocks,
+    unquote_tables,
     wrap_loose_text,
 )
 from ragkit.ingestion.tables import count_markdown_tables
@@ -56,17 +57,20 @@ _BLOCK_CHILD = " | ".join(
 
 def unwrap_layout_tables(tree: Any) -> int:
     """Turn every layout table of ``tree`` into plain blocks (its text read as paragraphs, not as one
-    giant table row); returns how many. Data tables are left alone."""
+    giant table row); returns how many. Data tables are left alone, a data table set inside a layout
+    table included (its rows were made blocks with the layout's, and the table was lost)."""
     n = 0
     for table in list(tree.iter("table")):
-        if _layout_table(table):
-            for el in [table, *table.xpath(".//*[self::tbody or self::thead or self::tfoot or self::tr]")]:
-                el.tag = "div"
-            for cell in table.xpath("./div//td | ./div//th | ./td | ./th"):
-                if cell.getparent() is not None and not cell.xpath("ancestor::table"):
-                    # a cell of text alone is a paragraph: the extractor drops a bare <div> of text
-                    cell.tag = "div" if cell.xpath(_BLOCK_CHILD) else "p"
-            n += 1
+        if not _layout_table(table):
+            continue
+        own = [el for el in table.iter("tbody", "thead", "tfoot", "tr", "td", "th")
+               if next(el.iterancestors("table"), None) is table]  # fmt: skip
+        for el in own:
+            # a cell of text alone is a paragraph: the extractor drops a bare <div> of text
+            text_alone = el.tag in ("td", "th") and not el.xpath(_BLOCK_CHILD)
+            el.tag = "p" if text_alone else "div"
+        table.tag = "div"
+        n += 1
     return n
 
 
@@ -252,6 +256,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
     drop_hidden(tree)
     unwrap_layout_tables(tree)
+    unquote_tables(tree)
     flatten_cells(tree)
     join_split_bodies(tree)
     styled_blocks(tree)

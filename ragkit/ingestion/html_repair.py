@@ -178,8 +178,11 @@ def _cell_text(el: Any) -> str:
 def flatten_cells(tree: Any) -> int:
     """A data table's cell that holds blocks (a list of languages, a label in a ``<div>``) as its text on
     one line: the extractor leaves such cells empty (an infobox's "Official languages" row read with no
-    value). Cells of inline text keep their formatting. Returns how many cells were flattened."""
+    value). Cells of inline text keep their formatting; links in cells become their text. Returns how many
+    cells were flattened."""
     n = 0
+    for link in tree.xpath("//table//td//a | //table//th//a"):
+        link.drop_tag()  # a column of links (a list of releases) is no navigation: the extractor dropped it
     for cell in tree.xpath("//table//td | //table//th"):
         if not any(isinstance(d.tag, str) and d.tag in _CELL_BLOCKS for d in cell.iterdescendants()):
             continue
@@ -189,3 +192,12 @@ def flatten_cells(tree: Any) -> int:
         cell.text = text
         n += 1
     return n
+
+
+def unquote_tables(tree: Any) -> int:
+    """A blockquote that holds a table (a page indenting its table) as a plain block: the extractor reads
+    a quotation as one paragraph, and the table's rows ran together into one line of cells."""
+    quotes = tree.xpath("//blockquote[.//table]")
+    for q in quotes:
+        q.tag = "div"
+    return len(quotes)

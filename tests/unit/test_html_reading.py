@@ -90,3 +90,21 @@ def test_text_set_in_a_layout_tables_cell_is_read():
     )
     text = html_to_document("penny.html", _page(table + PROSE)).text
     assert "Penny lives with her mom, Pam, in a little trailer by the river" in text
+
+
+RELEASES = (
+    b"<table class='OddEven'><tr><th>Release</th><th>Date</th></tr><tr><td><a href='/r'>4.2.3</a></td>"
+    b"<td>April 2014</td></tr><tr><td><a href='/s'>4.1.6</a></td><td>April 2014</td></tr></table>"
+)
+
+
+def test_a_data_table_inside_a_layout_table_or_a_blockquote_keeps_its_rows():
+    """A page laid out in a table (LWN's columns) whose article indents a data table in a blockquote: the
+    layout's unwrapping turned the inner table's rows into blocks too, and a quoted table ran together
+    into one line of cells."""
+    nested = b"<table><tr><td class='MidColumn'><div class='ArticleText'>" + PROSE
+    nested += b"<blockquote>" + RELEASES + b"</blockquote>" + PROSE + b"</div></td><td>Menu</td></tr></table>"
+    quoted = PROSE + b"<blockquote>" + RELEASES + b"</blockquote>" + PROSE
+    for body in (nested, quoted):
+        text = html_to_document("lwn.html", _page(body)).text
+        assert "| 4.1.6 | April 2014 |" in text, text
