@@ -18,6 +18,7 @@ from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.pdf_layout import parse_layout_pages
+from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
 from ragkit.ingestion.pdf_spans import fractions, picture_spans
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
@@ -92,6 +93,8 @@ def _parse_pdf(
                     "are missing) — copy or download the file again",
                 )
             warnings.append("the PDF was damaged and had to be repaired; some text may be missing")
+        if mend_ligatures(doc):  # fonts that read ligatures short ("he" for "The") mended
+            data = doc.tobytes()  # pdfplumber reads the mended copy
         if parser == "layout":
             pages = parse_layout_pages(name, doc, data, budget, progress, warnings)
         elif parser == "plain":

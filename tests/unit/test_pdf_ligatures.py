@@ -1,0 +1,97 @@
+"""Ligature glyphs a font's ToUnicode map reads as their last letter ("he" for "The") read in full."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+from ragkit.ingestion.pdf_ligatures import differences, ligature_letters, mend_ligatures, to_unicode
+
+#: as the ICDAR 2013 PDFs' Adobe Garamond: each ligature mapped to its last letter, but /f_l (27) mapped
+#: in full and /f_f_l (28) to its ligature character
+_CMAP = """/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapType 2 def
+1 begincodespacerange <00> <ff> endcodespacerange
+4 beginbfrange
+<1d> <1d> <0066>
+<1e> <1e> <0069>
+<1f> <1f> <0068>
+<20> <7e> <0020>
+endbfrange
+2 beginbfchar
+<1b> <0066006C>
+<1c> <FB04>
+endbfchar
+endcmap CMapName currentdict /CMap defineresource pop end end"""
+_TEXT = b"\x1fe di\x1derence is \x1enal, \x1bat and ba\x1ce"  # The difference is final, flat and baffle
+
+
+def _font(doc: pymupdf.Document, to_unicode_map: str | None) -> int:
+    enc = "<< /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [27 /f_l /f_f_l /f_f /f_i /T_h] >>"
+    tu = ""
+    if to_unicode_map is not None:
+        tu_xref = doc.get_new_xref()
+        doc.update_object(tu_xref, "<<>>")
+        doc.update_stream(tu_xref, to_unicode_map.encode())
+        tu = f"/ToUnicode {tu_xref} 0 R"
+    font = doc.get_new_xref()
+    widths = " ".join(["500"] * 256)
+    doc.update_object(
+        font,
+        f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding {enc} {tu}"
+        f" /FirstChar 0 /LastChar 255 /Widths [{widths}] >>",
+    )
+    return font
+
+
+def _pdf(to_unicode_map: str | None = _CMAP) -> bytes:
+    """A one-page PDF that sets ``_TEXT`` in a font whose encoding names its ligature glyphs."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = _font(doc, to_unicode_map)
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
+    content = doc.get_new_xref()
+    doc.update_object(content, "<<>>")
+    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + _TEXT + b") Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
+    return doc.tobytes()
+
+
+def test_the_pdf_reads_short_before_mending():
+    doc = pymupdf.open(stream=_pdf(), filetype="pdf")
+    assert doc[0].get_text().split()[:2] == ["he", "diference"]  # what every reader got
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_both_parsers_read_every_letter(parser):
+    doc = parse_bytes("lig.pdf", _pdf(), max_mb=200, settings=ParseSettings(pdf_parser=parser))
+    assert " ".join(doc.text.split()) == "The difference is final, flat and baffle"
+
+
+def test_a_font_without_to_unicode_reads_an_unknown_ligature_name_in_full():
+    doc = pymupdf.open(stream=_pdf(None), filetype="pdf")
+    assert doc[0].get_text().split()[0] == "Te"  # MuPDF reads /T_h by its first letter
+    assert mend_ligatures(doc) == 1  # /T_h only: /f_f, /f_i, /f_l, /f_f_l are names MuPDF knows
+    flags = pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES  # "ﬁ" as "fi"
+    assert " ".join(doc[0].get_text(flags=flags).split()) == "The difference is final, flat and baffle"
+
+
+def test_a_pdf_read_in_full_is_left_unchanged():
+    full = {"<1d> <1d> <0066>": "<1d> <1d> <FB00>", "<1e> <1e> <0069>": "<1e> <1e> <00660069>",
+            "<1f> <1f> <0068>": "<1f> <1f> <00540068>"}  # fmt: skip
+    cmap = _CMAP
+    for short, whole in full.items():
+        cmap = cmap.replace(short, whole)
+    doc = pymupdf.open(stream=_pdf(cmap), filetype="pdf")
+    assert mend_ligatures(doc) == 0
+
+
+def test_glyph_names_and_maps():
+    assert ligature_letters("T_h") == "Th" and ligature_letters("f_f_i.alt") == "ffi"
+    assert ligature_letters("fl") == "fl" and ligature_letters("uni00540068") == "Th"
+    assert ligature_letters("f") == "" and ligature_letters("quoteright") == ""
+    assert ligature_letters("one_half") == ""  # not letters
+    assert differences("[27/f_l 29/f_f/f_i/T_h]") == {27: "f_l", 29: "f_f", 30: "f_i", 31: "T_h"}
+    got = to_unicode(_CMAP)
+    assert (got[0x1B], got[0x1C], got[0x1D], got[0x1F], got[0x41]) == ("fl", "\ufb04", "f", "h", "A")
