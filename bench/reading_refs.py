@@ -1,4 +1,4 @@
-"""How much of a public reference reading ragkit's reading holds: four corpora other projects publish with
+"""How much of a public reference reading ragkit's reading holds: five corpora other projects publish with
 their expected text, used this round to find reading defects outside the held-out set (issue 39).
 
 - docling's test documents (``tests/data/{html,pdf,docx}/sources`` with ``groundtruth/*.md``): each
@@ -12,6 +12,9 @@ their expected text, used this round to find reading defects outside the held-ou
   pages, mostly German, each with snippets its reading must hold and boilerplate it must not): each
   snippet to hold is a unit; the boilerplate snippets read are counted apart. The two held-out pages are
   skipped.
+- the ICDAR 2013 table competition's PDFs (``icdar2013-dataset`` in tabula-java's test resources: EU and
+  US government reports, each table's cells in ``*-str.xml``): each table row, found when its cells
+  stand in order on one line (dot leaders aside).
 
 A unit is found when its letters and digits stand in the reading in order (spacing, punctuation and
 Markdown aside) or, for a row, when every cell does. The references are other programs' readings, not
@@ -23,8 +26,10 @@ judged on the units it gains and loses.
     git clone https://github.com/scrapinghub/article-extraction-benchmark   # 4a3bc97
     git clone https://github.com/mozilla/readability                         # ab4027a
     git clone https://github.com/adbar/trafilatura                           # e90b0ef
+    git clone https://github.com/tabulapdf/tabula-java                       # 2cdf3b4
+    #   the PDFs and *-str.xml of src/test/resources/technology/tabula/icdar2013-dataset/*/ in one folder
     .venv/bin/python bench/reading_refs.py --docling docling --aeb article-extraction-benchmark \
-        --readability readability --trafilatura trafilatura
+        --readability readability --trafilatura trafilatura --icdar icdar2013
 """
 
 from __future__ import annotations
@@ -178,6 +183,46 @@ def trafilatura_eval(root: Path) -> dict:
     return {"per_file": per_page, "rows": rows, "boilerplate_kept": kept}
 
 
+#: a reference cell's dot leader ("All ages . . . ."): the page's eye-guide, which ragkit drops
+_LEADER = re.compile(r"\s*(?:\.\s*){2,}$")
+
+
+def icdar_rows(xml: Path) -> list[list[str]]:
+    """An ICDAR 2013 ground truth's (``*-str.xml``) table rows: the cells of each row, left to right."""
+    import xml.etree.ElementTree as ET
+
+    rows: list[list[str]] = []
+    for region in ET.parse(xml).getroot().iter("region"):
+        by_row: dict[int, list[tuple[int, str]]] = {}
+        for cell in region.iter("cell"):
+            text = _LEADER.sub("", (cell.findtext("content") or "").strip())
+            if text:
+                by_row.setdefault(int(cell.get("start-row")), []).append((int(cell.get("start-col")), text))
+        rows += [[t for _, t in sorted(by_row[r])] for r in sorted(by_row)]
+    return rows
+
+
+def icdar(root: Path) -> dict:
+    """The ICDAR 2013 table competition's PDFs (EU and US government reports; the ``-str.xml`` ground
+    truth of each table's cells): a row is found when its cells stand in order on one line of the default
+    reading, as the fidelity benchmark finds a quoted table row."""
+    from fidelity import found
+
+    from ragkit.ingestion.parse import parse_bytes
+
+    per_file, rows = {}, []
+    for xml in sorted(root.glob("*-str.xml")):
+        pdf = xml.with_name(xml.name.replace("-str.xml", ".pdf"))
+        if not pdf.exists():
+            continue
+        text = parse_bytes(pdf.name, pdf.read_bytes(), max_mb=200).text
+        units = icdar_rows(xml)
+        missed = [" | ".join(u) for u in units if not found({"quote": " | ".join(u), "cells": u}, text)]
+        per_file[pdf.name] = {"units": len(units), "found": len(units) - len(missed)}
+        rows += [{"file": pdf.name, "missed": m} for m in missed]
+    return {"per_file": per_file, "rows": rows}
+
+
 def _total(part: dict) -> dict:
     units = sum(v["units"] for v in part["per_file"].values())
     found = sum(v["found"] for v in part["per_file"].values())
@@ -196,6 +241,7 @@ def main() -> None:
     ap.add_argument("--aeb", type=Path, help="a clone of scrapinghub/article-extraction-benchmark")
     ap.add_argument("--readability", type=Path, help="a clone of mozilla/readability")
     ap.add_argument("--trafilatura", type=Path, help="a clone of adbar/trafilatura")
+    ap.add_argument("--icdar", type=Path, help="ICDAR 2013's competition PDFs with their -str.xml")
     ap.add_argument("--name", default="reading_refs", help="results name")
     args = ap.parse_args()
     parts = {}
@@ -207,6 +253,8 @@ def main() -> None:
         parts["readability_test_pages"] = readability(args.readability)
     if args.trafilatura:
         parts["trafilatura_evaluation"] = trafilatura_eval(args.trafilatura)
+    if args.icdar:
+        parts["icdar_2013_tables"] = icdar(args.icdar)
     raw = RESULTS / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     with open(raw / f"{args.name}.jsonl", "w", encoding="utf-8") as f:
