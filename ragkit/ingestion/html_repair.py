@@ -163,7 +163,7 @@ _CELL_BLOCKS = {"div", "p", "ul", "ol", "li", "dl", "dt", "dd", "br", "blockquot
 
 def _cell_text(el: Any) -> str:
     """The text a cell shows, a space where a block or line break starts or ends (never glued words)."""
-    parts: list[str] = [el.text or ""] if el.tag not in ("script", "style", "noscript") else []
+    parts: list[str] = [el.text or ""]
     for child in el:
         if not isinstance(child.tag, str):  # a comment or processing instruction
             parts.append(child.tail or "")
