@@ -20,6 +20,7 @@ from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.pdf_columns import column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.tables import count_markdown_tables
+from ragkit.ingestion.wrapped_rows import join_wrapped_markdown
 
 _MARGINS = ("page-header", "page-footer")
 _PICTURE = re.compile(r"^\*\*==> picture \[[^\]]*\] intentionally omitted <==\*\*\s*$", re.M)
@@ -247,7 +248,7 @@ def parse_layout_pages(
             if progress:
                 progress(i + 1, doc.page_count)
     texts = [
-        unmark_code(t) if mono else t
+        join_wrapped_markdown(unmark_code(t) if mono else t)  # a cell's second line is no row of its own
         for t, mono in zip(drop_running_margins(laid, edits), typed, strict=True)
     ]
     texts = _Hyphenation(texts).resolve(texts)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from ragkit.ingestion.wrapped_rows import join_wrapped
+
 
 def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
@@ -45,7 +47,8 @@ def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
     """Split a row whose non-empty cells all hold k lines into k rows.
 
     Tables without ruling lines between rows come out of pdfplumber as one row of multi-line cells
-    ("Alabama\\nAlaska" beside "18,870\\n209"); re-stacking them keeps each value on its own row.
+    ("Alabama\\nAlaska" beside "18,870\\n209"); re-stacking them keeps each value on its own row. Lines
+    that only wrap the line above ("Number of\\nparticipants" beside "Females\\n(%)") stay one row.
     """
     out: list[list[str]] = []
     for row in rows:
@@ -56,7 +59,8 @@ def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
         counts = {len(ls) for ls in lines if ls}
         filled = sum(1 for ls in lines if ls)
         if len(counts) == 1 and filled >= 2 and (k := counts.pop()) > 1:
-            out.extend([ls[i] if ls else "" for ls in lines] for i in range(k))
+            stacked = [[ls[i].strip() if ls else "" for ls in lines] for i in range(k)]
+            out.extend(row for _, row in join_wrapped(stacked))
         else:
             out.append(cells)
     return out

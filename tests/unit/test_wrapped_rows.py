@@ -1,0 +1,92 @@
+"""A table cell whose text wraps onto a second line is read as part of its row, not as a row of its own."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pymupdf
+
+from ragkit.core.folding import fold
+from ragkit.ingestion.parse import load_document
+from ragkit.ingestion.tables import table_to_markdown
+from ragkit.ingestion.wrapped_rows import join_wrapped_markdown
+
+#: (first line of the label, its wrapped second line or "", count, share)
+ILLNESSES = [("Illness", "", "Students", "Share"), ("Back pain", "", "46", "9%"),
+             ("Bronchitis/ear or", "sinus infection", "12", "3%"), ("Broken bone", "", "7", "1%"),
+             ("Chronic fatigue", "syndrome", "19", "4%"), ("Endometriosis", "", "6", "1%"),
+             ("Migraine", "", "31", "6%")]  # fmt: skip
+
+
+def on_one_line(cells: list[str], text: str) -> bool:
+    """The fidelity benchmark's test for a quoted table row: its cells in order on one line."""
+    for line in text.splitlines():
+        folded, at = fold(line), 0
+        for cell in cells:
+            at = folded.find(fold(cell), at)
+            if at < 0:
+                break
+            at += len(fold(cell))
+        else:
+            return True
+    return False
+
+
+def wrapped_table_pdf(path: Path, ruled: bool) -> Path:
+    """A page with prose around a table whose labels wrap onto a second line, ruled or not."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "Illness and study", fontsize=16)
+    page.insert_text((72, 102), "The table below counts the students who reported each illness.", fontsize=10)
+    xs, y = (72, 210, 300), 132
+    tops = [y - 12]
+    for label, more, count, share in ILLNESSES:
+        for x, cell in zip(xs, (label, count, share), strict=False):
+            page.insert_text((x, y), cell, fontsize=10,
+                             fontname="hebo" if label == "Illness" else "helv")  # fmt: skip
+        if more:
+            page.insert_text((72, y + 12), more, fontsize=10)
+        y += 30 if more else 18
+        tops.append(y - 12)
+    if ruled:
+        for top in tops:
+            page.draw_line((66, top), (380, top))
+        for x in (66, 196, 286, 380):
+            page.draw_line((x, tops[0]), (x, tops[-1]))
+    page.insert_text((72, y + 20), "Colds and flu were the most common illnesses of the year.", fontsize=10)
+    doc.save(path)
+    return path
+
+
+def test_a_wrapped_cell_stays_on_its_rows_line(tmp_path):
+    for ruled in (False, True):
+        text = load_document(wrapped_table_pdf(tmp_path / f"ill{ruled}.pdf", ruled)).text
+        assert sum(line.startswith("|---") for line in text.splitlines()) == 1, text
+        for label, more, count, share in ILLNESSES:
+            assert on_one_line([f"{label} {more}".strip(), count, share], text), (ruled, text)
+
+
+def test_a_continuation_is_joined_but_a_sub_row_or_a_row_of_figures_stays():
+    md = "\n".join([
+        "| Pollutant | to air | to water |", "|---|---|---|",
+        "| Flourine and inorganic compounds | 5 000 | - |", "| (as HF) |  |  |",
+        "| Ammonia | 10 000 | - |", "|  | 2 000 | 30 |",  # a sub-row of figures: a row
+        "| Bronchitis/ear or | Count | 104 |", "| sinus infection | Percentage | 21.1% |",
+        "| Asthma | Count | 3 |", "|  | Percentage | 0.6% |",
+    ])  # fmt: skip
+    out = join_wrapped_markdown(md).splitlines()
+    assert out[2:] == [
+        "| Flourine and inorganic compounds (as HF) | 5 000 | - |", "| Ammonia | 10 000 | - |",
+        "|  | 2 000 | 30 |", "| Bronchitis/ear or sinus infection | Count | 104 |",
+        "|  | Percentage | 21.1% |", "| Asthma | Count | 3 |", "|  | Percentage | 0.6% |",
+    ]  # fmt: skip
+    terms = "| Term | Meaning |\n|---|---|\n| apple | a fruit |\n| carrot | a root |"
+    assert join_wrapped_markdown(terms) == terms  # rows of lower-case terms are rows
+    assert join_wrapped_markdown("|a|b|\n|---|---|\n|x|y|") == "|a|b|\n|---|---|\n|x|y|"
+
+
+def test_a_two_line_header_stacked_in_one_pdfplumber_row_stays_one_row():
+    md = table_to_markdown([["Number of\nparticipants (*)", "Females\n(%)"], ["1,234", "52"]])
+    assert md.splitlines()[0] == "| Number of participants (*) | Females (%) |"
+    stacked = table_to_markdown([["State", "Total"], ["Alabama\nAlaska", "18,870\n209"]])
+    assert "| Alabama | 18,870 |" in stacked and "| Alaska | 209 |" in stacked
