@@ -90,7 +90,7 @@ def _within(inner: Box, outer: Box) -> bool:
     return outer[0] <= inner[0] and outer[1] <= inner[1] and inner[2] <= outer[2] and inner[3] <= outer[3]
 
 
-def inside(box: Box, x: float, y: float) -> bool:
+def inside(box: tuple[float, float, float, float], x: float, y: float) -> bool:
     """Whether the point lies in the box."""
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_spans import WORD_GAP
 
 Box = tuple[float, float, float, float]
@@ -69,7 +70,7 @@ def beside(
 
     def free(w: dict[str, Any]) -> bool:
         cx, cy = (w["x0"] + w["x1"]) / 2, (w["top"] + w["bottom"]) / 2
-        return top <= cy <= bottom and not any(o[0] <= cx <= o[2] and o[1] <= cy <= o[3] for o in others)
+        return top <= cy <= bottom and not any(inside(o, cx, cy) for o in others)
 
     band = page.crop((0, max(top - _SLACK, 0), page.width, min(bottom + _SLACK, page.height)), strict=False)
     words = [w for w in band.extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"]) if free(w)]

@@ -82,17 +82,13 @@ def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
     """A pdfplumber page's ruled tables as (box, rows of cell text, ruled box: the box without the unruled
     columns :func:`beside` adds), each closed where its rules leave
     it open when the closed table still reads as rows, or reads words the open one left in no cell."""
-    out: list[tuple[Box, Rows]] = []
+    out: list[tuple[Box, Rows, list[tuple[float, float]]]] = []  # box, rows, each row's top and bottom
     edges = page.edges
     visual_glyphs(page.chars)  # right-to-left cells are read in visual order, then put back
     turned = _turned(page)
-    tables = page.find_tables()
-    spans: list[list[tuple[float, float]]] = []
-    for table in tables:
+    for table in page.find_tables():
         box = closing(table.bbox, edges)
-        rows, across = _split(table, page, turned)
-        out.append((table.bbox, rows))
-        spans.append(across)
+        out.append((table.bbox, *split_rows(table, page, turned)))
         lost = _lost(table, page)
         if max(abs(a - b) for a, b in zip(box, table.bbox, strict=True)) <= _SLACK and not lost:
             continue
@@ -107,13 +103,13 @@ def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
         again = [t for t in page.find_tables({
             "explicit_vertical_lines": sides[:2], "explicit_horizontal_lines": sides[2:],
         }) if abs(t.bbox[0] - lo) <= _SLACK and abs(t.bbox[1] - up) <= _SLACK]  # fmt: skip
-        rows, across = _split(again[0], page, turned) if again else ([], [])
+        rows, across = split_rows(again[0], page, turned) if again else ([], [])
         if rows and (max(_height(c) for r in rows for c in r) <= _MOST_LINES or _lost(again[0], page) < lost):
-            out[-1], spans[-1] = (again[0].bbox, rows), across
-    boxes = [b for b, _ in out]
+            out[-1] = (again[0].bbox, rows, across)
+    boxes = [b for b, _, _ in out]
     return [
         (*beside(page, b, rows, across, boxes[:k] + boxes[k + 1 :]), b)
-        for k, ((b, rows), across) in enumerate(zip(out, spans, strict=True))
+        for k, (b, rows, across) in enumerate(out)
     ]
 
 
@@ -142,16 +138,12 @@ def _lines(page: Any, bbox: Box | None) -> list[tuple[float, str]]:
     return [(r["top"], r["text"]) for r in rows if r["text"].strip()]
 
 
-def split_rows(table: Any, page: Any, turned: dict[str, str]) -> Rows:
+def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, list[tuple[float, float]]]:
     """The table's rows of cell text (words spaced by their gaps relative to the font size: pdfplumber's
     fixed 3 pt glued a small table's words, "Sourcearticles"), a ruled row that holds several rows split
-    where they begin (:func:`_row_starts`); never the first, a header of stacked words. ``turned``: how
-    the page's turned text reads (:func:`_turned`, found once a page)."""
-    return _split(table, page, turned)[0]
-
-
-def _split(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, list[tuple[float, float]]]:
-    """:func:`split_rows`, with each row's top and bottom on the page."""
+    where they begin (:func:`_row_starts`); never the first, a header of stacked words; with each row's
+    top and bottom on the page. ``turned``: how the page's turned text reads (:func:`_turned`, found
+    once a page)."""
     texts = table.extract(x_tolerance_ratio=WORD_GAP, **turned)
     if turned:
         texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
