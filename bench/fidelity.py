@@ -8,6 +8,9 @@ reading holds that its source does not.
     .venv/bin/python bench/fidelity.py --docs /work/corpus/heldout/docs --split dev
     .venv/bin/python bench/fidelity.py --docs /work/corpus/heldout/docs --split test   # report only
 
+``--set practice`` reads the practice quotes instead (``bench/practice``: more public documents of the
+same kinds, quoted the same way, all of it open for tuning; its documents in ``/work/corpus/practice/docs``).
+
 ``--split test`` reads the sealed quotes: run it to report, never to tune (bench/heldout/SEALED.json).
 Per-quote rows go to ``bench/results/raw/fidelity_<split>.jsonl``; the figures to
 ``bench/results/fidelity_<split>.json`` (``--name`` to keep another run, e.g. the code before the fix).
@@ -112,15 +115,18 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", required=True, help="the held-out corpus folder (bench/heldout/get_corpus.py)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
+    ap.add_argument("--set", choices=("heldout", "practice"), default="heldout",
+                    help="practice: bench/practice's open quotes (no split; --split is ignored)")  # fmt: skip
     ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
     args = ap.parse_args()
     from ragkit.ingestion.chunkers import make_chunker
     from ragkit.ingestion.fidelity import invented_dates
 
-    corpus = {d["file"]: d for d in json.loads((HERE / "heldout" / "corpus.json").read_text())}
-    quotes = [
-        json.loads(x) for x in (HERE / "heldout" / f"quotes_{args.split}.jsonl").read_text().splitlines() if x
-    ]
+    folder = HERE / args.set
+    corpus = {d["file"]: d for d in json.loads((folder / "corpus.json").read_text())}
+    part = "" if args.set == "practice" else f"_{args.split}"
+    quotes = [json.loads(x) for x in (folder / f"quotes{part}.jsonl").read_text().splitlines() if x]
+    split = "practice" if args.set == "practice" else args.split
     by_file: dict[str, list[dict]] = defaultdict(list)
     for q in quotes:
         by_file[q["file"]].append(q)
@@ -163,7 +169,7 @@ def main() -> None:
     # the default reading of every file (layout for PDFs): what a collection stores
     default = [r for r in rows if r["parser"] != "pdf-plain"]
     numbers = {
-        "split": args.split,
+        "split": split,
         "documents": len(by_file),
         "quotes": len(quotes),
         "found_default_reading": round(sum(r["found"] for r in default) / len(default), 4),
@@ -175,10 +181,10 @@ def main() -> None:
     }
     raw = RESULTS / "raw"
     raw.mkdir(parents=True, exist_ok=True)
-    (raw / f"{args.name or 'fidelity_' + args.split}.jsonl").write_text(
+    (raw / f"{args.name or 'fidelity_' + split}.jsonl").write_text(
         "".join(json.dumps(r) + "\n" for r in rows)
     )
-    print(write_result(args.name or f"fidelity_{args.split}", numbers))
+    print(write_result(args.name or f"fidelity_{split}", numbers))
     for key, v in table.items():
         print(f"{key:40s} {v['found']:4d}/{v['quotes']:<4d} {v['share']:.1%}")
     print(f"default reading: {numbers['found_default_reading']:.1%}; chunks with markup: {dict(leaks)}; "

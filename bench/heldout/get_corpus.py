@@ -156,11 +156,11 @@ def source_label(src: dict) -> str:
     return "?"
 
 
-def load() -> list[dict]:
-    return json.loads(MANIFEST.read_text(encoding="utf-8"))
+def load(manifest: Path = MANIFEST) -> list[dict]:
+    return json.loads(manifest.read_text(encoding="utf-8"))
 
 
-def check(folder: Path, docs: list[dict]) -> int:
+def check(folder: Path, docs: list[dict], manifest: Path = MANIFEST) -> int:
     bad = 0
     for d in docs:
         p = folder / d["file"]
@@ -174,7 +174,7 @@ def check(folder: Path, docs: list[dict]) -> int:
             bad += 1
         else:
             print(f"ok        {d['file']}")
-    known = {d["file"] for d in load()}
+    known = {d["file"] for d in load(manifest)}
     extra = sorted(p.name for p in folder.iterdir() if p.name not in known) if folder.is_dir() else []
     for e in extra:
         print(f"extra     {e} (not in corpus.json)")
@@ -242,13 +242,15 @@ def main() -> int:
     g.add_argument("--check", type=Path, help="verify the sha256 of the documents in this folder")
     g.add_argument("--verify-split", action="store_true", help="recompute the seeded split and compare")
     ap.add_argument("--only", default="", help="comma-separated kinds or file names to restrict to")
+    ap.add_argument("--manifest", type=Path, default=MANIFEST,
+                    help="another corpus of the same form, e.g. bench/practice/corpus.json")  # fmt: skip
     ap.add_argument(
         "--git-mirror",
         default=None,
         help="read GitHub files from local bare clones, e.g. '/srv/{owner}+{name}.git'",
     )
     a = ap.parse_args()
-    docs = load()
+    docs = load(a.manifest)
     if a.only:
         want = set(a.only.split(","))
         docs = [d for d in docs if d["kind"] in want or d["file"] in want]
@@ -258,7 +260,7 @@ def main() -> int:
         print("split matches the seeded recomputation" if not diff else f"split differs for: {diff}")
         return 1 if diff else 0
     if a.check:
-        return check(a.check, docs)
+        return check(a.check, docs, a.manifest)
     return fetch_all(a.out, docs, a.git_mirror)
 
 
