@@ -11,9 +11,11 @@ import re
 from typing import Any
 
 from ragkit.core.errors import DocumentError
+from ragkit.core.folding import fold
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
+from ragkit.ingestion.html_blocks import page_blocks, restore_blocks
 from ragkit.ingestion.html_repair import (
     drop_hidden,
     flatten_cells,
@@ -103,10 +105,20 @@ def keep_bylines(tree: Any) -> int:
 
 
 def title_block(tree: Any) -> list[str]:
-    """The page's headline (its first ``<h1>`` outside navigation) as a Markdown heading, and the byline
+    """The page's headline as a Markdown heading (of its ``<h1>`` outside navigation, the one the page's
+    title names most of, or the first: a site's logo is often an ``<h1>`` too, "V8"), and the byline
     that follows it, as the page shows them (read before the extractor, which often leaves both out)."""
     out: list[str] = []
-    h1 = next(iter(tree.xpath("//body//h1[not(ancestor::nav) and not(ancestor::footer)]")), None)
+    ones = tree.xpath("//body//h1[not(ancestor::nav) and not(ancestor::footer)]")
+    titles = [
+        fold(t) for t in tree.xpath("//head/title//text() | //head/meta[@property='og:title']/@content")
+    ]
+    named = [
+        (len(f), -k)
+        for k, h in enumerate(ones)
+        if (f := fold(" ".join(h.itertext()))) and any(f in t for t in titles)
+    ]
+    h1 = ones[-max(named)[1]] if named else next(iter(ones), None)
     if h1 is None:
         return out
     title = " ".join(" ".join(h1.itertext()).split())
@@ -115,7 +127,8 @@ def title_block(tree: Any) -> list[str]:
     for el in h1.xpath("following::*[@class or @id][position() <= 40]"):
         tag = f"{el.get('class', '')} {el.get('id', '')}".lower()
         text = " ".join(" ".join(el.itertext()).split())
-        if _BYLINE.search(tag) and text and len(text.split()) <= BYLINE_WORDS:
+        dated = el.tag in ("p", "div", "span") and el.xpath("./time")  # "Published <time>…</time>"
+        if (_BYLINE.search(tag) or dated) and text and len(text.split()) <= BYLINE_WORDS:
             out.append(text)
             break
     return out
@@ -187,10 +200,14 @@ def keep_captions(tree: Any) -> int:
                 empty.drop_tree()
         for link in cap.xpath(".//a"):
             link.drop_tag()
-        for el in [cap, *cap.iterdescendants()]:  # the extractor drops whatever is classed a caption
-            for attr in ("class", "id"):
-                if "caption" in (el.get(attr) or "").lower():
-                    el.attrib.pop(attr)
+        # the extractor drops whatever is classed a caption, and the block round it ("has-caption")
+        for el in [cap, *cap.iterdescendants(), *cap.iterancestors()]:
+            if "caption" in (el.get("id") or "").lower():
+                el.attrib.pop("id")
+            if "caption" in (el.get("class") or "").lower():
+                el.set(
+                    "class", " ".join(c for c in el.get("class", "").split() if "caption" not in c.lower())
+                )
         n += 1
     return n
 
@@ -262,6 +279,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     styled_blocks(tree)
     wrap_loose_text(tree)
     heading = title_block(tree)
+    blocks = page_blocks(tree)
     keep_bylines(tree)
     keep_captions(tree)
     plain_inline(tree)
@@ -295,13 +313,13 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         info["url"] = url
     # trafilatura ends table rows with a space: strip line ends, so tables are plain Markdown
     lines = (line.rstrip() for line in _unescape(text.replace("\r\n", "\n")).splitlines())
-    text = "\n".join(lines).strip() + "\n"
-    # the article's headline and byline, when the extractor took the body without them
+    text = "\n".join(lines).strip()
+    # the article's headline and byline, when the extractor took the body without them; then the
+    # headings, captions and standfirst it dropped, each before the text that follows it on the page
     missing = [
         h for h in heading if " ".join(h.lstrip("# ").split()).lower() not in " ".join(text.split()).lower()
     ]
-    if missing:
-        text = "\n\n".join([*missing, text])
+    text = restore_blocks("\n\n".join([*missing, text]), blocks) + "\n"
     return Document(
         sha256_bytes(data)[:16],
         name,

@@ -130,7 +130,8 @@ def wrap_loose_text(tree: Any) -> int:
     return n
 
 
-_HIDDEN_CLASS = {"hidden", "sr-only", "visually-hidden", "screen-reader-text", "invisible"}
+_HIDDEN_CLASS = {"hidden", "is-hidden", "sr-only", "visually-hidden", "screen-reader-text", "invisible",
+                 "off-screen", "offscreen"}  # fmt: skip
 
 
 def _hidden(el: Any) -> bool:

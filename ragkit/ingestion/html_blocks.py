@@ -1,0 +1,175 @@
+"""What the page shows that the extractor dropped, put back where it stood: section headings, picture
+captions and an article's standfirst. When trafilatura finds no article container it recovers the page's
+paragraphs, tables and lists but not one heading (a blog post read with none of its nine headings); a
+caption or standfirst set between a headline and the body is outside the container it reads. Each such
+block is read from the tree before extraction with the text that follows it, and a block the reading
+lacks goes back in front of the first line that opens with that text. A block none of whose following
+text the reading holds (a sidebar's "Related posts") stays out."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.core.folding import fold, fold_with_index
+
+#: words above which an <h1>…<h6> is a paragraph set large, not a heading; a caption or standfirst longer
+#: than ``CAPTION_WORDS`` is more than one
+HEADING_WORDS = 25
+CAPTION_WORDS = 80
+#: folded characters of the text after a block that must open a line of the reading for the block to go
+#: before it; fewer than ``ANCHOR_MIN`` (a block at the page's end) place it nowhere
+ANCHOR_CHARS = 40
+ANCHOR_MIN = 12
+#: what may stand between a block and the text it goes before, besides other blocks: a few runs of text
+#: ("Seascape: a series", "About this content"), so many words at most; not links before a heading (a
+#: sidebar's heading over its menu is no section of the page)
+SKIP_RUNS = 4
+SKIP_WORDS = 20
+#: not in navigation, footers, asides or the page's banner (a site's logo set as an <h1>)
+_OUTSIDE = (
+    "not(ancestor::nav) and not(ancestor::footer) and not(ancestor::aside)"
+    " and not(ancestor::header[not(ancestor::article) and not(ancestor::main)])"
+)
+_NO_TEXT = {"script", "style", "template", "noscript"}
+_HEADINGS = "|".join(f"//body//h{n}[{_OUTSIDE}]" for n in range(1, 7))
+_CAPTION = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
+_STANDFIRST = re.compile(r"standfirst|\bdek\b|\bdeck\b|sub-?title", re.I)
+
+
+@dataclass(frozen=True)
+class Block:
+    #: 1–6 for a heading, 0 for a paragraph (a caption, a standfirst)
+    level: int
+    text: str
+    #: the text after the block, folded: what follows it on the page, and what follows the blocks that
+    #: follow it (a standfirst is followed by its byline and a caption, which the reading may lack too)
+    after: tuple[str, ...]
+
+    @property
+    def line(self) -> str:
+        return f"{'#' * self.level} {self.text}" if self.level else self.text
+
+
+def page_blocks(tree: Any) -> list[Block]:
+    """The page's headings, captions and standfirst paragraphs outside navigation, footers, asides and
+    its banner, in document order, each with the text that follows it; read before extraction (the
+    extractor changes the tree) and before captions are made paragraphs."""
+    wanted = {el: k for k, el in enumerate(_candidates(tree))}
+    runs, inside, linked, ends = _runs(tree, wanted)
+    out = []
+    for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
+        text = " ".join(" ".join(el.itertext()).split())
+        heading = el.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
+        if not text or len(text.split()) > (HEADING_WORDS if heading else CAPTION_WORDS):
+            continue
+        past = next((k for k in range(end, len(runs)) if not inside[k]), len(runs))
+        starts = [end, past]
+        for k in range(past, min(past + SKIP_RUNS, len(runs))):
+            if (heading and linked[k]) or len(" ".join(runs[past : k + 1]).split()) > SKIP_WORDS:
+                break
+            starts.append(k + 1)
+        # a heading over links heads a list of them ("More on this", "Related articles"), not a section
+        starts = [k for k in starts if not (heading and k < len(runs) and linked[k])]
+        after = tuple(_key(runs, start) for start in dict.fromkeys(starts))
+        out.append(Block(int(el.tag[1]) if heading else 0, text, after))
+    return out
+
+
+def _key(runs: list[str], start: int) -> str:
+    """The text from run ``start`` on, folded without spaces (a drop cap "A" | "dam Schiff's" is one
+    word; a run's edges do not say), ``ANCHOR_CHARS`` long at most."""
+    key, k = "", start
+    while k < min(len(runs), start + 40) and len(key) < ANCHOR_CHARS:
+        key, k = key + fold(runs[k]).replace(" ", ""), k + 1
+    return key[:ANCHOR_CHARS]
+
+
+def _candidates(tree: Any) -> list[Any]:
+    """Headings, captions (``<figcaption>`` or classed so) and a standfirst's paragraphs (or the
+    standfirst itself when it has none), in document order."""
+    found = list(tree.xpath(_HEADINGS))
+    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]")
+    for el in tree.xpath(f"//body//*[@class][{_OUTSIDE}]"):
+        classes = el.get("class", "").split()
+        caption = el.tag in ("div", "span", "p") and any(_CAPTION.match(c) for c in classes)
+        if caption and not el.xpath("ancestor::figcaption or ancestor::p"):
+            found.append(el)
+        elif _STANDFIRST.search(el.get("class", "")) and not el.xpath("ancestor::p"):
+            found += el.xpath(".//p") or [el]
+    inner = set(found)
+    return [el for el in tree.iter() if el in inner and not any(a in inner for a in el.iterancestors())]
+
+
+def _runs(tree: Any, blocks: dict[Any, int]) -> tuple[list[str], list[bool], list[bool], dict[Any, int]]:
+    """The page's text runs in reading order (no script, style or comment), whether each is inside one
+    of ``blocks`` and whether inside a link, and for each block the index of the first run after it: one
+    walk of the tree, however many blocks it has."""
+    from lxml import etree
+
+    runs: list[str] = []
+    inside: list[bool] = []
+    linked: list[bool] = []
+    ends: dict[Any, int] = {}
+    hidden = depth = links = 0
+    for event, el in etree.iterwalk(tree, events=("start", "end")):
+        quiet = not isinstance(el.tag, str) or el.tag in _NO_TEXT  # a comment is no text
+        if event == "start":
+            hidden += quiet
+            depth += el in blocks
+            links += el.tag == "a"
+            if not hidden and el.text and el.text.strip():
+                runs.append(el.text)
+                inside.append(depth > 0)
+                linked.append(links > 0)
+            continue
+        hidden -= quiet
+        links -= el.tag == "a"
+        if el in blocks:
+            depth -= 1
+            ends[el] = len(runs)
+        if not hidden and el.tail and el.tail.strip():
+            runs.append(el.tail)
+            inside.append(depth > 0)
+            linked.append(links > 0)
+    return runs, inside, linked, ends
+
+
+def restore_blocks(text: str, blocks: list[Block]) -> str:
+    """``text`` (the extractor's Markdown) with each block it lacks put back before the first line that
+    opens with the block's following text (a heading as a Markdown heading). A heading is there when a
+    line reads as it; a caption or standfirst when the text holds it anywhere."""
+    folded, index = fold_with_index(text)
+    dense = [k for k, c in enumerate(folded) if c != " "]  # the folded text's characters but spaces
+    flat = "".join(folded[k] for k in dense)
+    lines = {fold(line) for line in text.splitlines()}
+    inserts: dict[int, list[str]] = {}
+    for b in blocks:
+        mine = fold(b.text)
+        if (mine in lines) if b.level else (mine in folded):
+            continue
+        at = next((s for key in b.after if len(key) >= ANCHOR_MIN
+                   if (s := _line_opening(text, flat, [index[k] for k in dense], key)) is not None),
+                  None)  # fmt: skip
+        if at is not None:
+            inserts.setdefault(at, []).append(b.line + "\n\n")
+            lines.add(mine)
+    if not inserts:
+        return text
+    cuts = sorted(inserts)
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    return "".join(p + "".join(inserts.get(cut, [])) for p, cut in zip(pieces, [*cuts, None], strict=True))
+
+
+def _line_opening(text: str, flat: str, index: list[int], key: str) -> int | None:
+    """Where the first line of ``text`` that opens with ``key`` begins, or None: ``flat`` is ``text``
+    folded without spaces, ``index`` the offset in ``text`` of each of its characters (Markdown marks
+    before the key aside)."""
+    at = flat.find(key)
+    while at >= 0:
+        start = text.rfind("\n", 0, index[at]) + 1
+        if not fold(text[start : index[at]]):
+            return start
+        at = flat.find(key, at + 1)
+    return None

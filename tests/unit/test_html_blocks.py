@@ -1,0 +1,118 @@
+"""A page's section headings stay in its reading where the extractor found no article container: it
+then recovers paragraphs and tables but no heading (a blog post with a status table lost all nine)."""
+
+from __future__ import annotations
+
+from ragkit.ingestion.html import html_to_document
+from ragkit.ingestion.html_blocks import page_blocks, restore_blocks
+
+SAYS = b"This week was the time to close and finish all the things that will go into the release. " * 3
+ROWS = b"".join(b"<tr><td>Screen %d</td>" % i + b"<td>x</td>" * 8 + b"</tr>" for i in range(20))
+
+
+def _post() -> bytes:
+    return (
+        b"<html><head><title>Friday Facts #282 - 0.17 in sight</title></head><body>"
+        b"<div class='site-menu'><h4>Factorio</h4><a href='/'>Home</a> <a href='/blog'>Blog</a></div>"
+        b"<div><h2>Friday Facts #282 - 0.17 in sight</h2><p>" + SAYS + b"</p>"
+        b"<h2>The release plan <font size='2'>(kovarex)</font></h2><p>"
+        + SAYS.replace(b"This", b"Next")
+        + b"</p>"
+        b"<h3>The GUI progress</h3><table><tr><th>Screen</th><th>UX</th><th>UI</th></tr>" + ROWS + b"</table>"
+        b"<p>The table shows where each screen stands before the release.</p></div></body></html>"
+    )
+
+
+def test_headings_dropped_with_the_article_container_are_put_back_in_order():
+    text = html_to_document("fff-282.html", _post()).text
+    lines = text.splitlines()
+    assert "## The release plan (kovarex)" in lines
+    assert "### The GUI progress" in lines
+    plan, gui = lines.index("## The release plan (kovarex)"), lines.index("### The GUI progress")
+    assert plan < next(k for k, x in enumerate(lines) if x.startswith("Next week")) < gui
+    assert gui < next(k for k, x in enumerate(lines) if x.startswith("| Screen"))
+    assert text.index("Friday Facts #282 - 0.17 in sight") < text.index("This week")
+
+
+def test_a_heading_whose_section_the_reading_does_not_hold_stays_out():
+    """The site menu's heading goes before links the extractor drops: it has no place in the reading."""
+    from trafilatura.utils import load_html
+
+    headings = page_blocks(load_html(_post()))
+    assert [h.text for h in headings][:2] == ["Factorio", "Friday Facts #282 - 0.17 in sight"]
+    text = restore_blocks("This week was the time to close and finish.\n\nAnother paragraph.", headings[:1])
+    assert "Factorio" not in text
+
+
+def test_a_heading_the_reading_holds_is_not_added_twice():
+    from trafilatura.utils import load_html
+
+    headings = page_blocks(load_html(_post()))
+    reading = "## The release plan (kovarex)\n\n" + SAYS.replace(b"This", b"Next").decode()
+    assert restore_blocks(reading, headings).count("The release plan") == 1
+
+
+def test_the_headline_is_the_h1_the_title_names_not_the_site_logo():
+    page = (
+        b"<html><head><title>Outside the web: standalone binaries \xc2\xb7 V8</title></head><body>"
+        b"<header><h1><a href='/'>V8</a></h1></header><article><h1>Outside the web: standalone binaries</h1>"
+        b"<p>" + SAYS + b"</p><p>" + SAYS + b"</p></article></body></html>"
+    )
+    text = html_to_document("v8.html", page).text
+    assert text.startswith("# Outside the web: standalone binaries")
+    assert "# V8" not in text
+
+
+def test_a_dated_line_under_the_headline_is_its_byline():
+    """ "Published <time>21 November 2019</time>" in a block classed only "meta" was dropped."""
+    page = (
+        b"<html><head><title>Outside the web</title></head><body><article><header><h1>Outside the web</h1>"
+        b"<p class='meta'>Published <time datetime='2019-11-21'>21 November 2019</time> \xc2\xb7 Tagged with "
+        b"<a href='/t/wasm'>WebAssembly</a></p></header><div class='body'><p>"
+        + SAYS
+        + b"</p><p>"
+        + SAYS
+        + b"</p></div></article></body></html>"
+    )
+    assert "Published 21 November 2019" in html_to_document("v8.html", page).text
+
+
+def test_a_caption_inside_a_block_classed_has_caption_is_read():
+    """The extractor drops whatever is classed a caption when it reads no pictures: the wrapper
+    ("media-landscape has-caption") took the caption with it; the screen-reader label stays out."""
+    page = (
+        b"<html><body><div class='story-body'><p>" + SAYS + b"</p>"
+        b"<div class='media-landscape full-width has-caption'><img src='k.jpg' alt='stall'>"
+        b"<figcaption class='media-caption'><span class='off-screen'>Media caption</span>"
+        b"<span class='media-caption__text'>Kenya is getting ready to welcome the US president</span>"
+        b"</figcaption></div><p>" + SAYS + b"</p></div></body></html>"
+    )
+    text = html_to_document("bbc.html", page).text
+    assert "Kenya is getting ready to welcome the US president" in text
+    assert "Media caption" not in text
+
+
+def test_a_standfirst_and_captions_between_the_headline_and_the_body_are_read_in_order():
+    """A news page's front matter (picture caption, standfirst, byline) stands outside the container the
+    extractor reads; it goes back between the headline and the body, in the page's order."""
+    page = (
+        b"<html><head><title>Whale strandings | Environment</title></head><body>"
+        b"<div class='content__head'><h1>Whale strandings</h1>"
+        b"<figcaption class='caption caption--main'>Whale expert Hori Parata. Photograph: A Malloch"
+        b"</figcaption><div class='content__standfirst'>"
+        b"<p>Whale whisperers worry that changes in the ocean are behind it</p>"
+        b"<p>by Eleanor Ainge Roy (reporting)</p></div><h1 class='is-hidden'>Whale strandings</h1>"
+        b"<div>Seascape: a series</div><div><a href='/about'>About this content</a></div></div>"
+        b"<div class='content__article-body'><p>" + SAYS + b"</p><p>" + SAYS + b"</p></div></body></html>"
+    )
+    text = html_to_document("guardian.html", page).text
+    order = [
+        "# Whale strandings",
+        "Whale expert Hori Parata. Photograph: A Malloch",
+        "Whale whisperers worry that changes in the ocean are behind it",
+        "by Eleanor Ainge Roy (reporting)",
+        "This week was the time",
+    ]
+    at = [text.find(x) for x in order]
+    assert -1 not in at and at == sorted(at)
+    assert text.count("Whale strandings") == 1
