@@ -13,6 +13,7 @@ values). A figure that falls between a sentence and its end goes after the parag
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 Box = tuple[int, int, tuple[float, float, float, float]]
@@ -106,22 +107,64 @@ def _cut_on_white(read: list[int], left: set[int], boxes: list[Box]) -> bool:
 
 
 def continues(before: str, after: str) -> bool:
-    """Whether ``after`` goes on with the sentence ``before`` left open (no closing punctuation, and a
-    lower-case letter or a continuing mark next)."""
-    end, start = before.rstrip()[-1:], after.lstrip()[:1]
+    """Whether ``after`` goes on with the sentence ``before`` left open: a comma last, or no closing
+    punctuation and a lower-case letter or a continuing mark next (raised footnote marks aside)."""
+    end, start = _RAISED_END.sub("", before.rstrip())[-1:], after.lstrip()[:1]
+    if end == ",":  # a comma leaves it open whatever comes next ("arXiv,²" | "PubMed Central,³ …")
+        return start.isalnum() or start in "(\"“‘'"
     return bool(end) and end not in '.!?:;…"”|' and (start.islower() or start in ",;)")
+
+
+#: raised footnote marks at a text's end ("arXiv,²")
+_RAISED_END = re.compile(r"[\u00b2\u00b3\u00b9\u2070-\u207f*\u2020\u2021]+$")
+
+
+def across_pages(bodies: list[str]) -> list[str]:
+    """Each page's running text with a sentence that a page break cut whole again: the open sentence a
+    page ends with (its last paragraph from its last sentence end on) is moved to the start of the next
+    page when that page opens by going on with it ("… pretraining cor-" | "pus contains 16.4B tokens"),
+    so the first page's footnotes, which follow its running text, no longer stand in it. A word broken
+    at the page's end keeps ``-`` and a line break, for hyphenation to decide. No page is left empty."""
+    out = list(bodies)
+    for i in range(len(out) - 1):
+        head, _, last = out[i].rstrip().rpartition("\n\n")
+        first = out[i + 1].lstrip().partition("\n\n")[0]
+        if not (_prose(last, item=True) and _prose(first) and continues(last, first)):
+            continue
+        ends = list(_SENTENCE_END.finditer(last))
+        cut = ends[-1].end() if ends and not last.lstrip().startswith(("- ", "* ", "+ ")) else 0
+        keep = "\n\n".join(p for p in (head.rstrip(), last[:cut].rstrip()) if p)
+        if not keep:
+            continue
+        glue = "\n" if re.search(r"[^\W\d_]-$", last) else " "
+        out[i], out[i + 1] = keep, f"{last[cut:].strip()}{glue}{out[i + 1].lstrip()}"
+    return out
+
+
+#: where a sentence ends inside a paragraph: its closing mark (and quote or bracket), space, a capital
+_SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
+
+
+def _prose(paragraph: str, item: bool = False) -> bool:
+    """A paragraph of running text (or, with ``item``, a list item, which a page break may cut too): not a
+    table, heading, quote or code (Markdown)."""
+    p = paragraph.strip()
+    return bool(p) and not re.match(r"(#|\||>|```|!\[)" if item else r"(#|\||[-*+>] |\d+\. |```|!\[)", p)
 
 
 def sentence_first(text: str, boxes: list[Box], classes: list[str], order: list[int]) -> list[int]:
     """``order`` with a figure that stands between a sentence and its end (a column's foot, then the next
-    column's head) moved after the paragraph that ends it, so the sentence reads whole."""
+    column's head) moved after the paragraph that ends it, so the sentence reads whole; the column's
+    footnotes between them move with it (they go to the page's end; footnotes alone between the halves
+    are left to :func:`~ragkit.ingestion.pdf_layout.reflow`, which knows a footnote taken for text)."""
     out = list(order)
     k = 0
     while k < len(out):
         j = k + 1
-        while j < len(out) and classes[out[j]] in _FIGURE:
+        while j < len(out) and (classes[out[j]] in _FIGURE or classes[out[j]] == "footnote"):
             j += 1
-        if j > k + 1 and j < len(out) and classes[out[k]] == classes[out[j]] == "text":
+        figure = any(classes[out[x]] in _FIGURE for x in range(k + 1, j))  # footnotes alone: reflow's
+        if figure and j < len(out) and classes[out[k]] == classes[out[j]] == "text":
             before, after = (text[boxes[out[i]][0] : boxes[out[i]][1]] for i in (k, j))
             if continues(before, after):
                 out[k + 1 : j + 1] = [out[j], *out[k + 1 : j]]

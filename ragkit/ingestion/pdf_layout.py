@@ -17,7 +17,7 @@ from ragkit.ingestion import pdf_spans
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
-from ragkit.ingestion.pdf_columns import column_order, continues, reorder, sentence_first
+from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.tables import count_markdown_tables
 from ragkit.ingestion.wrapped_rows import join_wrapped_markdown
@@ -203,7 +203,7 @@ def drop_running_margins(
     for pg in pages:
         for key in {_running(pg.text[a:b]) for a, b in pg.margins}:
             seen[key] = seen.get(key, 0) + 1
-    out = []
+    bodies, notes = [], []
     for n, pg in enumerate(pages):
         mine, replaced = edits[n] if edits else ([], set())
         drop = [
@@ -211,15 +211,15 @@ def drop_running_margins(
             if not pg.text[a:b].strip() or _page_number(pg.text[a:b]) or seen[_running(pg.text[a:b])] > 1
         ]  # fmt: skip
         text = pg.text
-        flowed, notes = reflow(pg, replaced | {a for a, _ in drop})
+        flowed, found = reflow(pg, replaced | {a for a, _ in drop})
         changes = [(a, b, "") for a, b in drop] + mine + flowed
         for a, b, new in sorted(changes, reverse=True):
             text = text[:a] + new + text[b:]
-        if notes:  # footnotes after the running text, as on the page
-            text = f"{text.rstrip()}\n\n{notes}"
-        text = scripts(_PICTURE.sub("", text))  # "picture intentionally omitted" placeholders are not text
-        out.append(_BLANKS.sub("\n\n", text).strip())
-    return out
+        # "picture intentionally omitted" placeholders are not text
+        bodies.append(_BLANKS.sub("\n\n", scripts(_PICTURE.sub("", text))).strip())
+        notes.append(scripts(found))
+    # footnotes after the running text, as on the page; a sentence a page break cut, whole before them
+    return [f"{body}\n\n{note}".strip() for body, note in zip(across_pages(bodies), notes, strict=True)]
 
 
 def parse_layout_pages(

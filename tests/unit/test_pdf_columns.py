@@ -115,3 +115,22 @@ def test_one_column_pages_and_finished_sentences_are_left_as_read():
         ("text", (50, 510, 550, 600), "And a last one."),
     ]
     assert _read(spec) == [words for _, _, words in spec]  # "." closed the sentence before the chart
+
+
+#: the S2ORC paper's first page: column 1 ends "Digital archives like arXiv,²" over its footnotes, and
+#: column 2 goes on "PubMed Central,³ …" under Figure 1 and its caption
+S2ORC = [
+    ("text", (71, 598, 291, 717), "Resources have been used. Digital archives like arXiv,²"),
+    ("footnote", (84, 755, 180, 765), "> 2https://arxiv.org"),
+    ("picture", (307, 222, 526, 342), ""),
+    ("caption", (307, 353, 526, 411), "Figure 1: Inline citations are annotated."),
+    ("text", (307, 436, 526, 706), "PubMed Central,³ CiteSeerX (Giles et al.),⁴ are popular resources."),
+]
+
+
+def test_a_sentence_goes_on_past_its_columns_footnotes_and_a_figure_after_a_comma():
+    """The continuation opens with a capital (a name), but the comma left the sentence open; the
+    footnotes between the halves did not stop the figure from moving after the paragraph either."""
+    read = _read(S2ORC)
+    assert read.index("PubMed Central,³ CiteSeerX (Giles et al.),⁴ are popular resources.") == 1
+    assert read.index("Figure 1: Inline citations are annotated.") > 1

@@ -1,0 +1,53 @@
+"""A sentence that a page break cuts reads whole: its open part moves to the next page, whose opening
+words go on with it, and the first page's footnotes no longer stand in it (the S2ORC paper's
+"pretraining cor-" | "pus contains 16.4B tokens")."""
+
+from __future__ import annotations
+
+from ragkit.ingestion.hyphenation import _Hyphenation
+from ragkit.ingestion.pdf_columns import across_pages
+from ragkit.ingestion.pdf_layout import LayoutPage, drop_running_margins
+
+
+def _page(*parts: tuple[str, str]) -> LayoutPage:
+    text, boxes, at = "", [], 0
+    for k, (_, seg) in enumerate(parts):
+        boxes.append((at, at + len(seg), (72.0, 100.0 + 40 * k, 291.0, 130.0 + 40 * k)))
+        text, at = text + seg, at + len(seg)
+    return LayoutPage(text, (), tuple(boxes), tuple(c for c, _ in parts))
+
+
+def test_a_word_broken_across_pages_is_one_word_and_the_footnotes_do_not_cut_the_sentence():
+    first = _page(
+        ("text", "We exclude these from the corpus. \n\n"),
+        ("list-item", "- Size: The resulting pretraining cor- \n\n"),
+        ("footnote", "> 15 https://github.com/google-research/bert \n\n"),
+    )
+    second = _page(("text", "pus contains 16.4B tokens, nearly five times larger. \n\n"),
+                   ("text", "Vocab: we construct a cased vocabulary. \n\n"))  # fmt: skip
+    texts = drop_running_margins([first, second])
+    texts = _Hyphenation(texts).resolve(texts)
+    sentence = "- Size: The resulting pretraining corpus contains 16.4B tokens, nearly five times larger."
+    assert texts[1].startswith(sentence)
+    assert texts[1].endswith("Vocab: we construct a cased vocabulary.")
+    assert texts[0] == "We exclude these from the corpus.\n\n> ¹⁵ https://github.com/google-research/bert"
+
+
+def test_only_the_open_sentence_moves_the_rest_of_its_paragraph_stays_on_its_page():
+    pages = ["Intro.\n\nThe first one ends here. Then the open one goes", "on here. Next one.\n\nMore."]
+    moved = ["Intro.\n\nThe first one ends here.", "Then the open one goes on here. Next one.\n\nMore."]
+    assert across_pages(pages) == moved
+
+
+def test_a_page_that_ends_its_sentence_or_opens_with_a_table_keeps_its_text():
+    closed = ["It ends here.", "and this is a new page.\n\nMore."]
+    assert across_pages(closed) == closed
+    table = ["The values are in", "| a | b |\n|---|---|\n| 1 | 2 |\n\nText."]
+    assert across_pages(table) == table
+    heading = ["The values are in", "# Results\n\nText."]
+    assert across_pages(heading) == heading
+
+
+def test_a_page_of_one_open_sentence_is_not_left_empty():
+    pages = ["The values are in", "the table below, which ends the report."]
+    assert across_pages(pages) == pages
