@@ -7,6 +7,7 @@ table stays as pdfplumber found it."""
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import Any
 
@@ -24,6 +25,8 @@ _COLUMN_GAP = 1.5
 
 #: besides a capital, how a line that begins a row may start: a digit, a currency sign, a sign
 _ROW_START = "0123456789$€£¥+-–"
+#: a word: two letters or more
+_WORD = re.compile(r"[^\W\d_]{2}")
 
 Rows = list[list[str | None]]
 Box = tuple[float, float, float, float]
@@ -211,8 +214,9 @@ def _bands(rows: list[Any], texts: Rows) -> dict[int, tuple[list[str | None], fl
     cut by pdfplumber at every rule of any column, each label left in a row of its own. Rows run together
     while a cell of the run reaches down past the next row's top, and are taken as one when each column's
     pieces read as one text (:func:`goes_on`: a single piece, or a line that wraps onto the next), not as
-    rows a tall label spans ("Count" over "Percentage", "104" over "21.1%"). By first row: the joined
-    cells, the run's bottom and its last row."""
+    rows a tall label spans ("Count" over "Percentage", "104" over "21.1%"), and when a column holds a
+    word wrapped onto a later row: a tall label beside values in rows of their own is no wrapped row. By
+    first row: the joined cells, the run's bottom and its last row."""
     out: dict[int, tuple[list[str | None], float, int]] = {}
     k = 0
     while k < len(rows):
@@ -222,16 +226,19 @@ def _bands(rows: list[Any], texts: Rows) -> dict[int, tuple[list[str | None], fl
             bottom = max([bottom, *(c[3] for c in rows[last].cells if c)])
         if last > k:
             joined: list[str | None] = []
+            wraps = False  # a cell's text the rules cut: without one, the rows are the page's own
             for col in zip(*texts[k : last + 1], strict=True):
                 pieces = [" ".join(t.split()) for t in col if t and t.strip()]
                 if any(not goes_on(a, b) for a, b in pairwise(pieces)):
                     break
+                wraps = wraps or any(_WORD.search(p) for p in pieces[1:])
                 text = pieces[0] if pieces else next((t for t in col if t is not None), None)
                 for piece in pieces[1:]:
                     text = join_cell(text or "", piece)
                 joined.append(text)
             else:
-                out[k] = (joined, bottom, last)
+                if wraps:
+                    out[k] = (joined, bottom, last)
         k = last + 1
     return out
 
