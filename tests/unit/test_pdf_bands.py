@@ -58,3 +58,29 @@ def test_a_header_ruled_at_different_heights_is_one_row(parser):
     for row in BODY:
         line = next((x for x in text.splitlines() if row[0] in x), "")
         assert all(c in line for c in row), (row, line)
+
+
+def _tall_label() -> bytes:
+    """A label in a tall cell beside two rows of values, each row's values in columns of their own."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=300)
+    xs, top = (72, 160, 240, 320), 60
+    for y in (top, top + 32, top + 48):
+        page.draw_line((xs[0], y), (xs[-1], y))
+    page.draw_line((xs[1], top + 16), (xs[-1], top + 16))  # the label's cell is not cut
+    for x in xs:
+        page.draw_line((x, top), (x, top + 48))
+    page.insert_text((xs[0] + 4, top + 20), "Region", fontsize=8)
+    page.insert_text((xs[1] + 4, top + 12), "Rural", fontsize=8)
+    page.insert_text((xs[2] + 4, top + 28), "Urban", fontsize=8)
+    page.insert_text((xs[0] + 4, top + 44), "North", fontsize=8)
+    page.insert_text((xs[1] + 4, top + 44), "12", fontsize=8)
+    page.insert_text((xs[2] + 4, top + 44), "15", fontsize=8)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_tall_label_beside_rows_of_their_own_stays_rows(parser):
+    text = parse_bytes("tall.pdf", _tall_label(), settings=ParseSettings(pdf_parser=parser)).text
+    assert not any("Rural" in x and "Urban" in x for x in text.splitlines()), text
+    assert "Region" in text and "North" in text
