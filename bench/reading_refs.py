@@ -15,6 +15,10 @@ their expected text, used this round to find reading defects outside the held-ou
 - the ICDAR 2013 table competition's PDFs (``icdar2013-dataset`` in tabula-java's test resources: EU and
   US government reports, each table's cells in ``*-str.xml``): each table row, found when its cells
   stand in order on one line (dot leaders aside).
+- camelot's test expectations and tabula-java's expected CSVs (``_refs_tables.py``): each table row of
+  two cells or more, found as an ICDAR row is.
+
+PDFs are read with the parser ``--pdf-parser`` names (layout, the default, or plain).
 
 A unit is found when its letters and digits stand in the reading in order (spacing, punctuation and
 Markdown aside) or, for a row, when every cell does. The references are other programs' readings, not
@@ -29,7 +33,8 @@ judged on the units it gains and loses.
     git clone https://github.com/tabulapdf/tabula-java                       # 2cdf3b4
     #   the PDFs and *-str.xml of src/test/resources/technology/tabula/icdar2013-dataset/*/ in one folder
     .venv/bin/python bench/reading_refs.py --docling docling --aeb article-extraction-benchmark \
-        --readability readability --trafilatura trafilatura --icdar icdar2013
+        --readability readability --trafilatura trafilatura --icdar icdar2013 \
+        --camelot camelot --tabula tabula-java
 """
 
 from __future__ import annotations
@@ -202,20 +207,19 @@ def icdar_rows(xml: Path) -> list[list[str]]:
     return rows
 
 
-def icdar(root: Path) -> dict:
+def icdar(root: Path, parser: str = "layout") -> dict:
     """The ICDAR 2013 table competition's PDFs (EU and US government reports; the ``-str.xml`` ground
     truth of each table's cells): a row is found when its cells stand in order on one line of the default
     reading, as the fidelity benchmark finds a quoted table row."""
+    from _refs_tables import read_pdf
     from fidelity import found
-
-    from ragkit.ingestion.parse import parse_bytes
 
     per_file, rows = {}, []
     for xml in sorted(root.glob("*-str.xml")):
         pdf = xml.with_name(xml.name.replace("-str.xml", ".pdf"))
         if not pdf.exists():
             continue
-        text = parse_bytes(pdf.name, pdf.read_bytes(), max_mb=200).text
+        text = read_pdf(pdf, parser).text
         units = icdar_rows(xml)
         missed = [" | ".join(u) for u in units if not found({"quote": " | ".join(u), "cells": u}, text)]
         per_file[pdf.name] = {"units": len(units), "found": len(units) - len(missed)}
@@ -242,6 +246,9 @@ def main() -> None:
     ap.add_argument("--readability", type=Path, help="a clone of mozilla/readability")
     ap.add_argument("--trafilatura", type=Path, help="a clone of adbar/trafilatura")
     ap.add_argument("--icdar", type=Path, help="ICDAR 2013's competition PDFs with their -str.xml")
+    ap.add_argument("--camelot", type=Path, help="a clone of camelot-dev/camelot")
+    ap.add_argument("--tabula", type=Path, help="a clone of tabulapdf/tabula-java")
+    ap.add_argument("--pdf-parser", default="layout", choices=("layout", "plain"), help="the PDF parser")
     ap.add_argument("--name", default="reading_refs", help="results name")
     args = ap.parse_args()
     parts = {}
@@ -254,7 +261,15 @@ def main() -> None:
     if args.trafilatura:
         parts["trafilatura_evaluation"] = trafilatura_eval(args.trafilatura)
     if args.icdar:
-        parts["icdar_2013_tables"] = icdar(args.icdar)
+        parts["icdar_2013_tables"] = icdar(args.icdar, args.pdf_parser)
+    if args.camelot:
+        from _refs_tables import camelot
+
+        parts["camelot_test_tables"] = camelot(args.camelot, args.pdf_parser)
+    if args.tabula:
+        from _refs_tables import tabula
+
+        parts["tabula_test_tables"] = tabula(args.tabula, args.pdf_parser)
     raw = RESULTS / "raw"
     raw.mkdir(parents=True, exist_ok=True)
     with open(raw / f"{args.name}.jsonl", "w", encoding="utf-8") as f:

@@ -22,6 +22,7 @@ from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
 from ragkit.ingestion.pdf_spans import fractions, picture_spans
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
+from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.reading import PageProgress, page_ranges
 
 #: spacing accents that TeX-made PDFs put before a letter ("F¨arber", "na¨ıve"), and the combining mark
@@ -172,6 +173,8 @@ def _plain_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)  # type: ignore[attr-defined]
                 check_page_streams(name, doc, page, i, budget)
+                turned = upright(page)  # a table printed turned: read as the reader turns the paper
+                page = turned[1] if turned else page
                 width = page.rect.width
                 numbered = numbered_page_text(page)  # a transcript's page: read row by row
                 if numbered is None:
@@ -180,7 +183,8 @@ def _plain_pages(
                     paras = [t for t in numbered.split("\n\n") if t.strip()]
                     blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
             budget.add_text(sum(len(b[4]) for b in blocks))
-            raw_pages.append((blocks, plumber.tables(i, page) if numbered is None else [], width))
+            found = plumber.tables(i, page) if numbered is None and not turned else []
+            raw_pages.append((blocks, found, width))
             if progress:
                 progress(i + 1, doc.page_count)  # type: ignore[attr-defined]
     words = _Hyphenation(b[4] for blocks, _, _ in raw_pages for b in blocks)

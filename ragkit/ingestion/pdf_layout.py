@@ -19,6 +19,7 @@ from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_rende
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
+from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.tables import count_markdown_tables
 from ragkit.ingestion.wrapped_rows import join_wrapped_markdown
 
@@ -236,13 +237,15 @@ def parse_layout_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)
                 check_page_streams(name, doc, page, i, budget)
+                turned = upright(page)  # a table printed turned: read as the reader turns the paper
+                page = turned[1] if turned else page
                 numbered = numbered_page_text(page)  # a transcript's page: read row by row
                 if numbered is None and too_big_to_render(page, budget.limits):  # the engine draws it
                     numbered = page.get_text()
                     warnings.append(f"page {i + 1} is too large for the layout engine: its text layer read")
                 laid.append(layout_page(page) if numbered is None else LayoutPage(numbered, ()))
                 typed.append(numbered is None and typewritten(page))
-                found = plumber.tables(i, page) if numbered is None else []
+                found = plumber.tables(i, page) if numbered is None and not turned else []
                 edits.append(ruled_tables(laid[-1], found))
             budget.add_text(len(laid[-1].text))
             if progress:

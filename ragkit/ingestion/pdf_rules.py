@@ -7,12 +7,14 @@ table stays as pdfplumber found it."""
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import Any
 
 from ragkit.ingestion.bidi import logical_order, visual_glyphs
 from ragkit.ingestion.pdf_beside import beside
 from ragkit.ingestion.pdf_spans import WORD_GAP
+from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own
 _SLACK = 2.0
@@ -23,6 +25,8 @@ _COLUMN_GAP = 1.5
 
 #: besides a capital, how a line that begins a row may start: a digit, a currency sign, a sign
 _ROW_START = "0123456789$€£¥+-–"
+#: a word: two letters or more
+_WORD = re.compile(r"[^\W\d_]{2}")
 
 Rows = list[list[str | None]]
 Box = tuple[float, float, float, float]
@@ -151,8 +155,16 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
     texts = [[logical_order(t) if t else t for t in row] for row in texts]
     out: Rows = []
     spans: list[tuple[float, float]] = []
+    bands = _bands(table.rows, texts)
+    inside = {j for a, (_, _, b) in bands.items() for j in range(a + 1, b + 1)}
     for k, (row, cells) in enumerate(zip(table.rows, texts, strict=True)):
         up, down = row.bbox[1], row.bbox[3]
+        if k in bands:  # a row of cells the other columns' rules cut in pieces: one row again
+            out.append(bands[k][0])
+            spans.append((up, bands[k][1]))
+            continue
+        if k in inside:
+            continue
         if k == 0 or not any(c and "\n" in c for c in cells):  # the first row: a header set in lines
             out.append(cells)
             spans.append((up, down))
@@ -194,6 +206,41 @@ def _upwards(page: Any, bbox: Box | None, text: str | None, turned: dict[str, st
     from pdfplumber.utils import extract_words
 
     return " ".join(w["text"] for w in extract_words(chars, x_tolerance_ratio=WORD_GAP, **turned))
+
+
+def _bands(rows: list[Any], texts: Rows) -> dict[int, tuple[list[str | None], float, int]]:
+    """Runs of pdfplumber rows that are one row of the page: a header whose columns are ruled at different
+    heights (a label centred in a tall cell beside a cell of two ruled lines, "Read &" over "Write") is
+    cut by pdfplumber at every rule of any column, each label left in a row of its own. Rows run together
+    while a cell of the run reaches down past the next row's top, and are taken as one when each column's
+    pieces read as one text (:func:`goes_on`: a single piece, or a line that wraps onto the next), not as
+    rows a tall label spans ("Count" over "Percentage", "104" over "21.1%"), and when a column holds a
+    word wrapped onto a later row: a tall label beside values in rows of their own is no wrapped row. By
+    first row: the joined cells, the run's bottom and its last row."""
+    out: dict[int, tuple[list[str | None], float, int]] = {}
+    k = 0
+    while k < len(rows):
+        last, bottom = k, max((c[3] for c in rows[k].cells if c), default=rows[k].bbox[3])
+        while last + 1 < len(rows) and bottom > rows[last + 1].bbox[1] + _SLACK:
+            last += 1
+            bottom = max([bottom, *(c[3] for c in rows[last].cells if c)])
+        if last > k:
+            joined: list[str | None] = []
+            wraps = False  # a cell's text the rules cut: without one, the rows are the page's own
+            for col in zip(*texts[k : last + 1], strict=True):
+                pieces = [" ".join(t.split()) for t in col if t and t.strip()]
+                if any(not goes_on(a, b) for a, b in pairwise(pieces)):
+                    break
+                wraps = wraps or any(_WORD.search(p) for p in pieces[1:])
+                text = pieces[0] if pieces else next((t for t in col if t is not None), None)
+                for piece in pieces[1:]:
+                    text = join_cell(text or "", piece)
+                joined.append(text)
+            else:
+                if wraps:
+                    out[k] = (joined, bottom, last)
+        k = last + 1
+    return out
 
 
 def _row_starts(cells: list[list[tuple[float, str]]]) -> list[float]:

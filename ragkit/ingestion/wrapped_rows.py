@@ -31,14 +31,14 @@ _UNIT = re.compile(r"^\([^\d()]{1,8}\)$")
 _BROKEN = re.compile(r"[^\W\d_]-$")
 
 
-def _join(above: str, cell: str) -> str:
+def join_cell(above: str, cell: str) -> str:
     """A cell's text and its wrapped line, as one."""
     if not cell:
         return above
     return f"{above}{cell}" if _BROKEN.search(above) else f"{above} {cell}".strip()
 
 
-def _goes_on(above: str, cell: str) -> bool:
+def goes_on(above: str, cell: str) -> bool:
     """Whether ``cell`` reads as the rest of ``above`` (its text wrapped onto the next line)."""
     if not above or not _LETTER.search(above):
         return False  # nothing to go on from, or a value (a figure, a dash)
@@ -61,7 +61,7 @@ def continues(above: list[str], row: list[str], after: list[str] | None = None) 
     first = next((c for c in above if c), "")
     if not first or first[0].islower():
         return False
-    if not all(_goes_on(up, cell) for up, cell in zip(above, row, strict=True) if cell):
+    if not all(goes_on(up, cell) for up, cell in zip(above, row, strict=True) if cell):
         return False
     j = next(j for j, c in enumerate(row) if c)
     if after and len(after) == len(row) and after[j][:1].islower() and not _NAME.match(after[j]):
@@ -90,11 +90,11 @@ def join_wrapped(rows: list[list[str]]) -> list[tuple[int, list[str]]]:
         if out and continues(out[-1][1], row, after):
             out[-1] = (
                 out[-1][0],
-                [_join(a, b) for a, b in zip(out[-1][1], row, strict=True)],
+                [join_cell(a, b) for a, b in zip(out[-1][1], row, strict=True)],
             )
             continue
         if out and row[0] and continues(out[-1][1][:1], row[:1], after and after[:1]) and _sub_row(rows, row):
-            out[-1] = (out[-1][0], [_join(out[-1][1][0], row[0]), *out[-1][1][1:]])
+            out[-1] = (out[-1][0], [join_cell(out[-1][1][0], row[0]), *out[-1][1][1:]])
             row = ["", *row[1:]]
         out.append((n, list(row)))
     return out
