@@ -147,31 +147,6 @@ def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, tu
     return _grey(page, dpi, limits, clip, turn).tobytes("png")
 
 
-#: the height (pixels) of a word's box that Tesseract reads best; small print is enlarged towards it, and
-#: print this tall or taller is not enlarged (a 96-dpi screenshot of a table read at twice its size: none
-#: of its rows read right; at its own size, all of them). Measured on ``MIN_WORDS`` confident words at least
-WORD_PX = 28
-MIN_WORDS = 5
-
-
-def print_scale(page: Any, native: float, lang: str = "eng") -> float | None:
-    """How much a picture of text (``page``, a picture at ``native`` dpi) should be enlarged for its words to
-    stand ``WORD_PX`` high: from the median height of the words Tesseract reads confidently at the
-    picture's own size; 1.0 when they are that tall; None when too few are read to say."""
-    import statistics
-
-    import pymupdf
-
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(native / 72, native / 72), colorspace=pymupdf.csGRAY)
-    rows = [r for _, r in _words(_tsv(_tesseract_exe(), pix.tobytes("png"), lang))]
-    heights = [
-        int(r["height"]) for r in rows if float(r.get("conf") or -1) >= 60 and len(r["text"].strip()) >= 3
-    ]
-    if len(heights) < MIN_WORDS:
-        return None
-    return max(1.0, WORD_PX / statistics.median(heights))
-
-
 def enlarged(page: Any, native: float, dpi: float, limits: Limits | None = None) -> Any:
     """A one-page document of ``page`` (a picture at ``native`` dpi) in grey, enlarged to ``dpi`` (within
     the pixel cap) by Lanczos resampling: Tesseract misreads small print drawn larger by MuPDF's own

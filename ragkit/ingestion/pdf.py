@@ -16,7 +16,7 @@ from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, check_pdf
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
-from ragkit.ingestion.ocr import enlarged, needs_ocr, ocr_pages, print_scale, tesseract_path
+from ragkit.ingestion.ocr import enlarged, needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
@@ -143,10 +143,7 @@ def parse_image(
             dpi = max(MIN_IMAGE_DPI, min(OCR_DPI, round(native)))
             # the image itself is read, not its PDF copy: MuPDF draws a PDF's image enlarged in blocks, and
             # Tesseract misreads blocky letters (a 96-dpi scan: confidence 79 -> 87); a low-resolution one
-            # is enlarged by Lanczos resampling first, which reads small print better than MuPDF's scaling,
-            # but no more than its print needs (a screenshot's large print enlarged reads worse)
-            if native and dpi > native and (scale := print_scale(img.load_page(i), native, ocr_language)):
-                dpi = round(min(dpi, native * scale))
+            # is enlarged by Lanczos resampling first, which reads small print better than MuPDF's scaling
             if native and dpi > native:
                 with enlarged(img.load_page(i), native, dpi, budget.limits) as big:
                     read, more = ocr_pages(big, [page], "always", ocr_language, budget, dpi=dpi, only=1)
