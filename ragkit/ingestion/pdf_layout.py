@@ -197,20 +197,30 @@ def scripts(text: str) -> str:
 def drop_running_margins(
     pages: list[LayoutPage], edits: list[tuple[list[tuple[int, int, str]], set[int]]] | None = None
 ) -> list[str]:
-    """Each page's Markdown without its running headers and footers (and with ``edits`` applied): a
-    header/footer box is dropped when its text (numbers aside) recurs on another page or is a page
-    number; a one-off line the engine put in the margin (a title at the top of a short page) is kept."""
+    """Each page's Markdown without its running headers and footers (and with ``edits`` applied): a page
+    number is dropped, and a header/footer whose text (numbers aside) recurs on another page is read
+    once, at the top or foot of the page where it first stands (a rate sheet's "Effective as at 9 April
+    2019", a paper's proceedings line: text the document says, not to be read again on every page); a
+    one-off line the engine put in the margin (a title at the top of a short page) stays where it is."""
     seen: dict[str, int] = {}
     for pg in pages:
         for key in {_running(pg.text[a:b]) for a, b in pg.margins}:
             seen[key] = seen.get(key, 0) + 1
-    bodies, notes = [], []
+    bodies, notes, once = [], [], []
+    read: set[str] = set()  # the running lines read once already
     for n, pg in enumerate(pages):
         mine, replaced = edits[n] if edits else ([], set())
-        drop = [
-            (a, b) for a, b in pg.margins if a not in replaced
-            if not pg.text[a:b].strip() or _page_number(pg.text[a:b]) or seen[_running(pg.text[a:b])] > 1
-        ]  # fmt: skip
+        margins = {a for a, _ in pg.margins}
+        start = min((a for a, _, _ in pg.boxes if a not in margins), default=len(pg.text))
+        drop, mine_once = [], []
+        for a, b in pg.margins:
+            line, key = pg.text[a:b].strip(), _running(pg.text[a:b])
+            if a in replaced or not (not line or _page_number(line) or seen[key] > 1):
+                continue
+            drop.append((a, b))
+            if line and not _page_number(line) and key not in read:
+                read.add(key)
+                mine_once.append((a < start, line))
         text = pg.text
         flowed, found = reflow(pg, replaced | {a for a, _ in drop})
         changes = [(a, b, "") for a, b in drop] + mine + flowed
@@ -219,8 +229,15 @@ def drop_running_margins(
         # "picture intentionally omitted" placeholders are not text
         bodies.append(_BLANKS.sub("\n\n", scripts(_PICTURE.sub("", text))).strip())
         notes.append(scripts(found))
-    # footnotes after the running text, as on the page; a sentence a page break cut, whole before them
-    return [f"{body}\n\n{note}".strip() for body, note in zip(across_pages(bodies), notes, strict=True)]
+        once.append(mine_once)
+    # a sentence a page break cut, whole; the running lines read once at the top or foot of their page;
+    # the footnotes after the running text, as on the page
+    out = []
+    for body, note, lines in zip(across_pages(bodies), notes, once, strict=True):
+        top = [x for up, x in lines if up]
+        foot = [x for up, x in lines if not up]
+        out.append("\n\n".join(x for x in (*top, body, *foot, note) if x))
+    return out
 
 
 def parse_layout_pages(

@@ -51,3 +51,30 @@ def test_a_page_that_ends_its_sentence_or_opens_with_a_table_keeps_its_text():
 def test_a_page_of_one_open_sentence_is_not_left_empty():
     pages = ["The values are in", "the table below, which ends the report."]
     assert across_pages(pages) == pages
+
+
+def _margined(header: str, body: str, footer: str, page_no: str) -> LayoutPage:
+    parts = [("page-header", header + " \n\n"), ("text", body + " \n\n"), ("page-footer", footer + " \n\n"),
+             ("page-footer", page_no + " \n\n")]  # fmt: skip
+    text, boxes, at = "", [], 0
+    for k, (_, seg) in enumerate(parts):
+        boxes.append((at, at + len(seg), (72.0, 40.0 + 200 * k, 500.0, 60.0 + 200 * k)))
+        text, at = text + seg, at + len(seg)
+    margins = tuple((a, b) for (a, b, _), (cls, _) in zip(boxes, parts, strict=True) if cls != "text")
+    return LayoutPage(text, margins, tuple(boxes), tuple(c for c, _ in parts))
+
+
+def test_a_running_header_and_footer_are_read_once_where_they_first_stand_page_numbers_never():
+    """A rate sheet's "Effective as at 9 April 2019" heads both its pages: dropped from both, the date was
+    lost; read on every page, it would be noise. A sentence the page break cuts still joins."""
+    head, opened = (
+        "The rates below apply to new loans.\n\nRates are set daily and the variable rate",
+        "follows it.",
+    )
+    pages = [
+        _margined("Effective as at 9 April 2019", head, "Call 13 2224", "1"),
+        _margined("Effective as at 9 April 2019", opened, "Call 13 2224", "2"),
+    ]
+    first, second = drop_running_margins(pages)
+    assert first == "Effective as at 9 April 2019\n\nThe rates below apply to new loans.\n\nCall 13 2224"
+    assert second == "Rates are set daily and the variable rate follows it."
