@@ -327,7 +327,8 @@ _OCR_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00a
 
 def normalise_ocr(text: str) -> str:
     """Tesseract's text in the characters a person types: compatibility forms as their plain letters
-    ("ﬁ" -> "fi", full-width letters), hyphen variants as "-", soft hyphens dropped, a word broken at a
+    ("ﬁ" -> "fi", full-width letters), hyphen variants as "-", soft hyphens dropped, a section sign
+    spaced from its number as print sets it ("§ 2.1"), a word broken at a
     line end joined where the joined word is the plausible one (quotes are matched with the same folding,
     :mod:`ragkit.core.folding`)."""
     import unicodedata
@@ -335,4 +336,9 @@ def normalise_ocr(text: str) -> str:
     from ragkit.ingestion.hyphenation import _Hyphenation
 
     text = unicodedata.normalize("NFKC", text).translate(_OCR_DASHES)
+    text = _SECTION.sub(r"\1 ", text)  # "§2.1" as printed, "§ 2.1": Tesseract drops the thin space
     return _Hyphenation([text]).resolve([text])[0]  # "seg-⏎mentation" one word, "high-⏎quality" kept
+
+
+#: a section or paragraph sign run into its number: print sets a (thin) space between them
+_SECTION = re.compile(r"([§¶]{1,2})(?=\d)")

@@ -111,6 +111,14 @@ def test_ocr_text_is_normalised_the_way_quotes_are_matched():
     assert "first classification" in text and "ultra-high-speed" in text
 
 
+def test_ocr_spaces_a_section_sign_from_its_number_as_print_does():
+    """A CFR page prints "§ 2.1"; Tesseract drops the thin space, and the heading typed from the page was
+    not found. A dollar amount keeps its figures."""
+    assert normalise_ocr("§2.1 Competitive examinations. See §§2.1-2.4, ¶3 and $5.") == (
+        "§ 2.1 Competitive examinations. See §§ 2.1-2.4, ¶ 3 and $5."
+    )
+
+
 def test_a_scanned_image_is_read_by_ocr(tmp_path):
     import pymupdf
 
