@@ -60,7 +60,7 @@ def page_blocks(tree: Any) -> list[Block]:
     runs, inside, linked, ends = _runs(tree, wanted)
     out = []
     for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
-        text = " ".join(" ".join(el.itertext()).split())
+        text = _shown(el)
         heading = el.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
         if not text or len(text.split()) > (HEADING_WORDS if heading else CAPTION_WORDS):
             continue
@@ -75,6 +75,30 @@ def page_blocks(tree: Any) -> list[Block]:
         after = tuple(_key(runs, start) for start in dict.fromkeys(starts))
         out.append(Block(int(el.tag[1]) if heading else 0, text, after))
     return out
+
+
+#: elements that break a line of text where they stand
+_BREAKS = {"br", "p", "div", "li", "ul", "ol", "table", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"}
+
+
+def _shown(el: Any) -> str:
+    """The text an element shows, on one line: inline elements run on without a space ("Elizabeth II</a>,
+    Queen"), a line break or block between its parts is a space."""
+    from lxml import etree
+
+    parts: list[str] = []
+    for event, node in etree.iterwalk(el, events=("start", "end")):
+        if not isinstance(node.tag, str) or node.tag in _NO_TEXT:
+            if event == "end" and node is not el and node.tail:
+                parts.append(node.tail)
+            continue
+        if node.tag in _BREAKS:
+            parts.append(" ")
+        if event == "start" and node.text:
+            parts.append(node.text)
+        elif event == "end" and node is not el and node.tail:
+            parts.append(node.tail)
+    return " ".join("".join(parts).split())
 
 
 def _key(runs: list[str], start: int) -> str:
@@ -143,11 +167,11 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
     folded, index = fold_with_index(text)
     dense = [k for k, c in enumerate(folded) if c != " "]  # the folded text's characters but spaces
     flat = "".join(folded[k] for k in dense)
-    lines = {fold(line) for line in text.splitlines()}
+    lines = {fold(line).replace(" ", "") for line in text.splitlines()}
     inserts: dict[int, list[str]] = {}
     for b in blocks:
-        mine = fold(b.text)
-        if (mine in lines) if b.level else (mine in folded):
+        mine = fold(b.text).replace(" ", "")  # "Alternatives[edit]" is "Alternatives [ edit ]"
+        if (mine in lines) if b.level else (mine in flat):
             continue
         at = next((s for key in b.after if len(key) >= ANCHOR_MIN
                    if (s := _line_opening(text, flat, [index[k] for k in dense], key)) is not None),

@@ -116,3 +116,18 @@ def test_a_standfirst_and_captions_between_the_headline_and_the_body_are_read_in
     at = [text.find(x) for x in order]
     assert -1 not in at and at == sorted(at)
     assert text.count("Whale strandings") == 1
+
+
+def test_a_heading_the_extractor_kept_with_its_edit_link_is_not_read_twice():
+    """Wikipedia's headings end in an "[edit]" link: the extractor kept "Alternatives[edit]", the tree
+    read "Alternatives [ edit ]" (its parts joined with spaces), and the heading was put in again."""
+    from trafilatura.utils import load_html
+
+    page = (
+        b"<html><body><div><h2>Alternatives<span class='mw-editsection'><span>[</span><a href='/e'>edit</a>"
+        b"<span>]</span></span></h2><p>" + SAYS + b"</p></div></body></html>"
+    )
+    blocks = page_blocks(load_html(page))
+    assert blocks[0].text == "Alternatives[edit]"
+    reading = "## Alternatives[edit]\n\n" + SAYS.decode()
+    assert restore_blocks(reading, blocks) == reading
