@@ -79,15 +79,44 @@ def _sub_row(rows: list[list[str]], row: list[str]) -> bool:
     return any(r is not row and len(r) == len(row) and not r[0] and r[j] == label for r in rows)
 
 
+#: a table's header ends by this row at the latest; a header cell's line has this many words at most
+HEADER_ROWS = 4
+HEADER_WORDS = 4
+
+
+def _figures(row: list[str]) -> bool:
+    return any(_DIGIT.search(c) and 2 * len(_DIGIT.findall(c)) >= len(re.sub(r"\W", "", c)) for c in row if c)
+
+
+def _header_end(rows: list[list[str]]) -> int:
+    """The first row of figures, when one comes within ``HEADER_ROWS`` rows after the first (the rows
+    before it are the header); 0 when none does (a table of words has no header to tell apart)."""
+    return next((n for n, row in enumerate(rows[: HEADER_ROWS + 1]) if n and _figures(row)), 0)
+
+
+def _header_line(above: list[str], row: list[str]) -> bool:
+    """Whether ``row``, the header's last line, is the second line of the header row ``above``: the same
+    columns filled, two or more, with a few words of no figure each ("| Improved | Decreased |" over "|
+    Speed | Accel |": a header's words are capitalised, so the lower-case test of :func:`continues`
+    misses them). Only the last line: a header of three such lines has levels ("Percent who borrowed"
+    over "Under-" over "graduate")."""
+    filled = [j for j, c in enumerate(row) if c]
+    if len(above) != len(row) or len(filled) < 2 or filled != [j for j, c in enumerate(above) if c]:
+        return False
+    cells = [c for c in (*above, *row) if c]
+    return all(_LETTER.search(c) and not _DIGIT.search(c) and len(c.split()) <= HEADER_WORDS for c in cells)
+
+
 def join_wrapped(rows: list[list[str]]) -> list[tuple[int, list[str]]]:
     """A table's rows (the header first) with each continuation row joined into the row above, cell by
     cell with a space, each with the index of the row it starts from; a sub-row that carries the first
     cell's second line ("| sinus infection | Percentage | 21.1% |" under "| Bronchitis/ear or | Count |
     104 |") gives that line to the row above and stays a row."""
     out: list[tuple[int, list[str]]] = []
+    head = _header_end(rows)
     for n, row in enumerate(rows):
         after = rows[n + 1] if n + 1 < len(rows) else None
-        if out and continues(out[-1][1], row, after):
+        if out and (continues(out[-1][1], row, after) or (n == head - 1 and _header_line(out[-1][1], row))):
             out[-1] = (
                 out[-1][0],
                 [join_cell(a, b) for a, b in zip(out[-1][1], row, strict=True)],

@@ -90,3 +90,19 @@ def test_a_two_line_header_stacked_in_one_pdfplumber_row_stays_one_row():
     assert md.splitlines()[0] == "| Number of participants (*) | Females (%) |"
     stacked = table_to_markdown([["State", "Total"], ["Alabama\nAlaska", "18,870\n209"]])
     assert "| Alabama | 18,870 |" in stacked and "| Alaska | 209 |" in stacked
+
+
+def test_a_header_cell_wrapped_onto_a_capitalised_second_line_is_one_row():
+    """A header's second line starts with a capital ("Improved" over "Speed"): the lower-case test for a
+    continuation missed it, and the header read as two rows. Only in the header, over the first row of
+    figures; a table of words keeps its rows, and a row of other columns is a header row of its own."""
+    header = (
+        "| Cycle Name | KI (1/km) | Percent Fuel Savings |  |  |\n|---|---|---|---|---|\n"
+        "|  |  | Improved | Decreased | Eliminate |\n|  |  | Speed | Accel | Stops |\n"
+        "| 2012_2 | 3.30 | 5.9% | 9.5% | 29.2% |\n| 2145_1 | 0.68 | 2.4% | 0.1% | 9.5% |"
+    )
+    out = join_wrapped_markdown(header)
+    assert "|  |  | Improved Speed | Decreased Accel | Eliminate Stops |" in out
+    assert "| Cycle Name | KI (1/km) | Percent Fuel Savings |" in out
+    words = "| Term | Meaning |\n|---|---|\n| Cycle Name | Drive Pattern |\n| Fuel Savings | Litres Saved |"
+    assert join_wrapped_markdown(words) == words
