@@ -113,12 +113,9 @@ def title_block(tree: Any) -> list[str]:
     titles = [
         fold(t) for t in tree.xpath("//head/title//text() | //head/meta[@property='og:title']/@content")
     ]
-    named = [
-        (len(f), -k)
-        for k, h in enumerate(ones)
-        if (f := fold(" ".join(h.itertext()))) and any(f in t for t in titles)
-    ]
-    h1 = ones[-max(named)[1]] if named else next(iter(ones), None)
+    named = [h for h in ones if (f := fold(" ".join(h.itertext()))) and any(f in t for t in titles)]
+    # the longest the title names (the first of equals), else the first
+    h1 = max(named, key=lambda h: len(fold(" ".join(h.itertext())))) if named else next(iter(ones), None)
     if h1 is None:
         return out
     title = " ".join(" ".join(h1.itertext()).split())

@@ -328,8 +328,8 @@ _OCR_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00a
 def normalise_ocr(text: str) -> str:
     """Tesseract's text in the characters a person types: compatibility forms as their plain letters
     ("ﬁ" -> "fi", full-width letters), hyphen variants as "-", soft hyphens dropped, a section sign
-    spaced from its number as print sets it ("§ 2.1"), a word broken at a
-    line end joined where the joined word is the plausible one (quotes are matched with the same folding,
+    spaced from its number as print sets it ("§ 2.1"), a word broken at a line end joined where the
+    joined word is the plausible one (quotes are matched with the same folding,
     :mod:`ragkit.core.folding`)."""
     import unicodedata
 
