@@ -260,3 +260,18 @@ def test_the_signals_of_the_answer_confidence():
     assert (
         rarest_found(spec, weight, {"rate", "2008"}) == 0.0 and rarest_found(spec, weight, {"mileag"}) == 1.0
     )
+
+
+def test_a_web_pages_short_unpunctuated_line_is_a_caption_to_quote_a_pdfs_is_a_heading():
+    """A web page marks its headings with ``#``: its short lines without a full stop are captions and
+    standfirsts ("Kenya is getting ready to welcome the US president"), which answer questions; in a PDF
+    such a line is a heading the layout did not mark, never quoted."""
+    text = (
+        "He said he does not get too low when it is low.\n\nKenya is getting ready to welcome the US "
+        "president\n\n## Kenya trip\n\nMr Obama was speaking before departing for Kenya."
+    )
+    for kind, quoted in (("html", True), ("pdf", False)):
+        d = Document("d1", f"bbc.{kind}", "0" * 64, (Page(1, text),), kind)
+        texts = [u.text for u in collect([hit(d, 1, 0, len(text))], {d.doc_id: d})]
+        assert ("Kenya is getting ready to welcome the US president" in texts) is quoted
+        assert "Kenya trip" not in " ".join(texts)

@@ -155,12 +155,20 @@ def plain_line(text: str) -> str:
     return clean(_MARKS.sub("", _BETWEEN_NAMES.sub(",", text)))
 
 
-def is_heading(raw: str, heading_path: Iterable[str], whole_paragraph: bool) -> bool:
-    """A ``#`` line, the chunk's own heading, or a short paragraph of its own without sentence
-    punctuation (a PDF heading or a table's title)."""
+#: document kinds whose readings mark every heading with ``#`` (their parsers write the page's own)
+MARKED = frozenset({"html", "docx", "md"})
+
+
+def is_heading(raw: str, heading_path: Iterable[str], whole_paragraph: bool, marked: bool = False) -> bool:
+    """A ``#`` line, the chunk's own heading, or, where headings are not ``marked`` as such (a PDF, a scan,
+    plain text), a short paragraph of its own without sentence punctuation (a PDF heading or a table's
+    title). In a web page or a Word file every heading is marked: a short line there is a caption or a
+    standfirst ("Kenya is getting ready to welcome the US president"), text that answers."""
     line = raw.strip()
     if _HEADING.match(line) or line in heading_path:
         return True
+    if marked:
+        return False
     words = len(_WORD.findall(line))
     unpunctuated = line.rstrip("\"'”’)]")[-1:] not in ".!?:;…"
     return unpunctuated and (words <= 12 if whole_paragraph else words <= 8)
@@ -213,7 +221,10 @@ def collect(hits: Sequence[Any], documents: Mapping[str, Any] | None) -> list[Un
         for text, lo, hi, where in pieces:
             spans = covered.get(where, []) if where is not None else [(lo, hi, n)]
             front_end = FRONT_MATTER if where is not None and where[1] == 1 else -1
-            for unit in _units_of(text, lo, hi, n, spans, furn, context, chunk.heading_path, front_end):
+            marked = doc is not None and doc.kind in MARKED
+            for unit in _units_of(
+                text, lo, hi, n, spans, furn, context, chunk.heading_path, front_end, marked
+            ):
                 key = (where, unit.text) if where is not None else unit.text
                 if key not in seen and unit.text not in seen:
                     seen.add(key)
@@ -233,9 +244,10 @@ def _units_of(
     context: str,
     heading_path: Sequence[str],
     front_end: int = -1,
+    marked: bool = False,
 ) -> list[Unit]:
     """The units of one chunk span ``text[lo:hi]`` (its page read around it); units starting before
-    ``front_end`` are front matter."""
+    ``front_end`` are front matter; ``marked``: the document marks its headings (see :func:`is_heading`)."""
     w_lo, w_hi = neighbourhood(text, lo, hi)
     code = fences(text, w_lo, w_hi)
     out: list[Unit] = []
@@ -270,7 +282,7 @@ def _units_of(
                     a, b = max(s, lo), min(e, hi)
                     raw = ("… " if a > s else "") + strip_furniture(text[a:b], furn) + (" …" if b < e else "")
             whole = (s, e) == (p_start, p_end)
-            if is_heading(raw, heading_path, whole):
+            if is_heading(raw, heading_path, whole, marked):
                 if _HEADING.match(raw) or raw.strip() in heading_path:
                     continue  # a heading is never a quote
                 names = len(person_names(raw))
