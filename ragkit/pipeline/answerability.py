@@ -107,7 +107,10 @@ class Answerability:
             gauges = f"answer confidence {combined:.2f}: retrieval {self.retrieval:.2f}, "
             gauges += f"answerability {self.value:.2f}"
         if self.inputs.get("missing_subject"):
-            return f"the passages never mention {', '.join(missing) or 'what it asks about'} ({gauges})"
+            what = ", ".join(missing) or "what it asks about"
+            if self.inputs.get("subject_elsewhere"):
+                return f"the passage it would answer from never mentions {what}; another does ({gauges})"
+            return f"the passages never mention {what} ({gauges})"
         if self.off_the_question:
             what = f" ({', '.join(missing)})" if missing else ""
             if self.inputs.get("only_subject"):

@@ -32,7 +32,15 @@ def test_more_of_the_questions_terms_found_raises_the_answer_confidence():
 
 def test_a_name_the_evidence_never_mentions_refuses_whatever_the_gauges():
     why = decide(False, None, reader(0.9, 0.9, missing_subject=True, missing_terms=["github", "star"]))
-    assert why and "never mention “github”" in why
+    assert why and "the passages never mention “github”" in why
+
+
+def test_a_name_another_passage_mentions_is_not_said_to_be_in_none_of_them():
+    """The reader would quote a passage without "Kenya" while another retrieved passage has it: saying the
+    passages never mention Kenya was false."""
+    inputs = {"missing_subject": True, "subject_elsewhere": True, "missing_terms": ["Kenya"]}
+    why = decide(False, None, reader(0.9, 0.9, **inputs))
+    assert why and "the passage it would answer from never mentions “Kenya”; another does" in why
 
 
 def test_a_low_retrieval_gauge_refuses_unless_the_reader_found_a_strong_answer():

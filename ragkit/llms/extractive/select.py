@@ -333,8 +333,7 @@ def choose(
         best = front or best
     chosen = [best]
     if spec.expects == "date" and not best.kind and best.unit.kind == "sentence":
-        # the date on a line of its own just before the sentence on the topic (a transcript's or a
-        # letter's date line) answers it
+        # a date on a line of its own just before the sentence on the topic (a letter's) answers it
         before = {best.unit.position - 1, best.unit.position - 2}
         line = next((s for s in scored if s.unit.position in before and s.unit.source == best.unit.source
                      and s.unit.kind == "line" and kind_found(s.unit.text, spec)), None)  # fmt: skip
@@ -377,6 +376,7 @@ def choose(
         *((passages or {}).get(n, set()) for s in chosen for n in s.unit.sources or (s.unit.source,))
     )
     off_subject = any(not named(n, found | around) for n in spec.names)
+    elsewhere = all(named(n, set().union(found, *(passages or {}).values())) for n in spec.names)
     # "number" in "What port number …" names the kind asked for, not what is asked about
     about = asked - terms_of("number") if spec.expects == "number" else asked
     only_subject = bool(about) and not (about & found) and not front
@@ -389,7 +389,7 @@ def choose(
         "coverage": round(cov, 4),
         "cosine": round(cos, 4),
         "missing_terms": [as_asked(t, spec.text, terms_of) for t in missing[:5]],
-        **({"missing_subject": True} if off_subject else {}),
+        **({"missing_subject": True, "subject_elsewhere": elsewhere} if off_subject else {}),
         **({"only_subject": True} if only_subject else {}),
         # what the answer confidence reads beside the above (ragkit.pipeline.answer_confidence)
         **qualifiers(spec, text),
