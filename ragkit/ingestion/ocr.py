@@ -147,24 +147,6 @@ def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, tu
     return _grey(page, dpi, limits, clip, turn).tobytes("png")
 
 
-def enlarged(page: Any, native: float, dpi: float, limits: Limits | None = None) -> Any:
-    """A one-page document of ``page`` (a picture at ``native`` dpi) in grey, enlarged to ``dpi`` (within
-    the pixel cap) by Lanczos resampling: Tesseract misreads small print drawn larger by MuPDF's own
-    scaling ("$2.1" for "§2.1", "24" for "2.4"). Rendered at ``dpi`` it is drawn pixel for pixel."""
-    import io
-
-    import pymupdf
-    from PIL import Image
-
-    dpi = (limits or Limits.from_env()).render_dpi(page.rect.width, page.rect.height, dpi)
-    pix = page.get_pixmap(matrix=pymupdf.Matrix(native / 72, native / 72), colorspace=pymupdf.csGRAY)
-    size = (round(page.rect.width * dpi / 72), round(page.rect.height * dpi / 72))
-    picture = Image.frombytes("L", (pix.width, pix.height), pix.samples).resize(size, Image.LANCZOS)
-    png = io.BytesIO()
-    picture.save(png, "png", dpi=(dpi, dpi))
-    return pymupdf.open("png", png.getvalue())
-
-
 def _tsv(exe: str, png: bytes, lang: str, psm: int = 3) -> str:
     # the setting, not the "tsv" config file: a model folder of one's own (TESSDATA_PREFIX) may have no
     # configs/, and Tesseract then read nothing and said so only on stderr

@@ -16,7 +16,7 @@ from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, check_pdf
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
-from ragkit.ingestion.ocr import enlarged, needs_ocr, ocr_pages, tesseract_path
+from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
@@ -139,16 +139,10 @@ def parse_image(
         for i, page in enumerate(pages):
             width_px = max((im[2] for im in pdf.load_page(i).get_images(full=True)), default=0)
             points = pdf.load_page(i).rect.width or 1.0
-            native = width_px * 72 / points
-            dpi = max(MIN_IMAGE_DPI, min(OCR_DPI, round(native)))
-            # the image itself is read, not its PDF copy: MuPDF draws a PDF's image enlarged in blocks, and
-            # Tesseract misreads blocky letters (a 96-dpi scan: confidence 79 -> 87); a low-resolution one
-            # is enlarged by Lanczos resampling first, which reads small print better than MuPDF's scaling
-            if native and dpi > native:
-                with enlarged(img.load_page(i), native, dpi, budget.limits) as big:
-                    read, more = ocr_pages(big, [page], "always", ocr_language, budget, dpi=dpi, only=1)
-            else:
-                read, more = ocr_pages(img, [page], "always", ocr_language, budget, dpi=dpi, only=i + 1)
+            dpi = max(MIN_IMAGE_DPI, min(OCR_DPI, round(width_px * 72 / points)))
+            # the image itself is rendered (enlarged smoothly), not its PDF copy: MuPDF draws a PDF's image
+            # enlarged in blocks, and Tesseract misreads blocky letters (a 96-dpi scan: confidence 79 -> 87)
+            read, more = ocr_pages(img, [page], "always", ocr_language, budget, dpi=dpi, only=i + 1)
             out += read
             warnings += more
             if progress:
