@@ -212,15 +212,16 @@ def drop_running_margins(
         mine, replaced = edits[n] if edits else ([], set())
         margins = {a for a, _ in pg.margins}
         start = min((a for a, _, _ in pg.boxes if a not in margins), default=len(pg.text))
-        drop, mine_once = [], []
+        drop, first = [], []  # first: the running lines this page reads once, each with "at the top?"
         for a, b in pg.margins:
             line, key = pg.text[a:b].strip(), _running(pg.text[a:b])
-            if a in replaced or not (not line or _page_number(line) or seen[key] > 1):
-                continue
+            numbered = _page_number(line)
+            if a in replaced or not (not line or numbered or seen[key] > 1):
+                continue  # a table's box, or a one-off line in the margin: it stays where it is
             drop.append((a, b))
-            if line and not _page_number(line) and key not in read:
+            if line and not numbered and key not in read:
                 read.add(key)
-                mine_once.append((a < start, line))
+                first.append((a < start, line))
         text = pg.text
         flowed, found = reflow(pg, replaced | {a for a, _ in drop})
         changes = [(a, b, "") for a, b in drop] + mine + flowed
@@ -229,7 +230,7 @@ def drop_running_margins(
         # "picture intentionally omitted" placeholders are not text
         bodies.append(_BLANKS.sub("\n\n", scripts(_PICTURE.sub("", text))).strip())
         notes.append(scripts(found))
-        once.append(mine_once)
+        once.append(first)
     # a sentence a page break cut, whole; the running lines read once at the top or foot of their page;
     # the footnotes after the running text, as on the page
     out = []
