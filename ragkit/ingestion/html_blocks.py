@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.core.folding import fold, fold_with_index
+from ragkit.core.optional import require
 
 #: words above which an <h1>…<h6> is a paragraph set large, not a heading; a caption or standfirst longer
 #: than ``CAPTION_WORDS`` is more than one
@@ -84,7 +85,7 @@ _BREAKS = {"br", "p", "div", "li", "ul", "ol", "table", "tr", "td", "th", "h1", 
 def _shown(el: Any) -> str:
     """The text an element shows, on one line: inline elements run on without a space ("Elizabeth II</a>,
     Queen"), a line break or block between its parts is a space."""
-    from lxml import etree
+    etree = require("lxml.etree", "reading HTML")
 
     parts: list[str] = []
     for event, node in etree.iterwalk(el, events=("start", "end")):
@@ -130,7 +131,7 @@ def _runs(tree: Any, blocks: dict[Any, int]) -> tuple[list[str], list[bool], lis
     """The page's text runs in reading order (no script, style or comment), whether each is inside one
     of ``blocks`` and whether inside a link, and for each block the index of the first run after it: one
     walk of the tree, however many blocks it has."""
-    from lxml import etree
+    etree = require("lxml.etree", "reading HTML")
 
     runs: list[str] = []
     inside: list[bool] = []
