@@ -15,7 +15,7 @@ from ragkit.core.folding import fold
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
-from ragkit.ingestion.html_blocks import page_blocks, restore_blocks
+from ragkit.ingestion.html_blocks import CAPTION_CLASS, CAPTION_WORDS, page_blocks, restore_blocks
 from ragkit.ingestion.html_repair import (
     drop_hidden,
     flatten_cells,
@@ -113,9 +113,10 @@ def title_block(tree: Any) -> list[str]:
     titles = [
         fold(t) for t in tree.xpath("//head/title//text() | //head/meta[@property='og:title']/@content")
     ]
-    named = [h for h in ones if (f := fold(" ".join(h.itertext()))) and any(f in t for t in titles)]
+    folded = {h: fold(" ".join(h.itertext())) for h in ones}
+    named = [h for h in ones if folded[h] and any(folded[h] in t for t in titles)]
     # the longest the title names (the first of equals), else the first
-    h1 = max(named, key=lambda h: len(fold(" ".join(h.itertext())))) if named else next(iter(ones), None)
+    h1 = max(named, key=lambda h: len(folded[h])) if named else next(iter(ones), None)
     if h1 is None:
         return out
     title = " ".join(" ".join(h1.itertext()).split())
@@ -153,13 +154,6 @@ def plain_inline(tree: Any) -> int:
     return n
 
 
-#: a class that marks a picture's caption ("thumbcaption", "wp-caption-text", "media-caption__text"), not
-#: its wrapper ("dnd-caption-wrapper", "has-caption")
-_CAPTION_CLASS = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
-#: words above which a block classed a caption holds more than a caption
-CAPTION_WORDS = 80
-
-
 def _classed_captions(tree: Any) -> list[Any]:
     """Blocks classed as a caption (a wiki's ``thumbcaption``, a blog's ``wp-caption-text``) outside
     navigation and paragraphs (a caption set inside a sentence's paragraph would split it), the innermost
@@ -167,7 +161,7 @@ def _classed_captions(tree: Any) -> list[Any]:
     found = [
         el
         for el in tree.xpath("//body//*[self::div or self::span or self::p][@class]")
-        if any(_CAPTION_CLASS.match(c) for c in el.get("class", "").split())
+        if any(CAPTION_CLASS.match(c) for c in el.get("class", "").split())
         and not el.xpath("ancestor::nav or ancestor::footer or ancestor::figcaption or ancestor::p")
     ]
     inner = [el for el in found if not any(o is not el and el in o.iterancestors() for o in found)]

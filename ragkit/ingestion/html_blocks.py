@@ -14,6 +14,7 @@ from typing import Any
 
 from ragkit.core.folding import fold, fold_with_index
 from ragkit.core.optional import require
+from ragkit.ingestion.html_repair import CELL_BLOCKS, NO_TEXT, shown_text
 
 #: words above which an <h1>…<h6> is a paragraph set large, not a heading; a caption or standfirst longer
 #: than ``CAPTION_WORDS`` is more than one
@@ -33,9 +34,10 @@ _OUTSIDE = (
     "not(ancestor::nav) and not(ancestor::footer) and not(ancestor::aside)"
     " and not(ancestor::header[not(ancestor::article) and not(ancestor::main)])"
 )
-_NO_TEXT = {"script", "style", "template", "noscript"}
 _HEADINGS = "|".join(f"//body//h{n}[{_OUTSIDE}]" for n in range(1, 7))
-_CAPTION = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
+#: a class that marks a picture's caption ("thumbcaption", "wp-caption-text", "media-caption__text"), not
+#: its wrapper ("dnd-caption-wrapper", "has-caption")
+CAPTION_CLASS = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
 _STANDFIRST = re.compile(r"standfirst|\bdek\b|\bdeck\b|sub-?title", re.I)
 
 
@@ -61,7 +63,7 @@ def page_blocks(tree: Any) -> list[Block]:
     runs, inside, linked, ends = _runs(tree, wanted)
     out = []
     for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
-        text = _shown(el)
+        text = " ".join(shown_text(el, _BREAKS).split())
         heading = el.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
         if not text or len(text.split()) > (HEADING_WORDS if heading else CAPTION_WORDS):
             continue
@@ -78,28 +80,8 @@ def page_blocks(tree: Any) -> list[Block]:
     return out
 
 
-#: elements that break a line of text where they stand
-_BREAKS = {"br", "p", "div", "li", "ul", "ol", "table", "tr", "td", "th", "h1", "h2", "h3", "h4", "h5", "h6"}
-
-
-def _shown(el: Any) -> str:
-    """The text an element shows, on one line: inline elements run on without a space ("Elizabeth II</a>,
-    Queen"), a line break or block between its parts is a space."""
-    etree = require("lxml.etree", "reading HTML")
-
-    parts: list[str] = []
-    for event, node in etree.iterwalk(el, events=("start", "end")):
-        if not isinstance(node.tag, str) or node.tag in _NO_TEXT:
-            if event == "end" and node is not el and node.tail:
-                parts.append(node.tail)
-            continue
-        if node.tag in _BREAKS:
-            parts.append(" ")
-        if event == "start" and node.text:
-            parts.append(node.text)
-        elif event == "end" and node is not el and node.tail:
-            parts.append(node.tail)
-    return " ".join("".join(parts).split())
+#: what breaks a heading's or caption's line where it stands: a table cell too (a map's legend)
+_BREAKS = CELL_BLOCKS | {"table", "tr", "td", "th"}
 
 
 def _key(runs: list[str], start: int) -> str:
@@ -118,7 +100,7 @@ def _candidates(tree: Any) -> list[Any]:
     found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]")
     for el in tree.xpath(f"//body//*[@class][{_OUTSIDE}]"):
         classes = el.get("class", "").split()
-        caption = el.tag in ("div", "span", "p") and any(_CAPTION.match(c) for c in classes)
+        caption = el.tag in ("div", "span", "p") and any(CAPTION_CLASS.match(c) for c in classes)
         if caption and not el.xpath("ancestor::figcaption or ancestor::p"):
             found.append(el)
         elif _STANDFIRST.search(el.get("class", "")) and not el.xpath("ancestor::p"):
@@ -139,7 +121,7 @@ def _runs(tree: Any, blocks: dict[Any, int]) -> tuple[list[str], list[bool], lis
     ends: dict[Any, int] = {}
     hidden = depth = links = 0
     for event, el in etree.iterwalk(tree, events=("start", "end")):
-        quiet = not isinstance(el.tag, str) or el.tag in _NO_TEXT  # a comment is no text
+        quiet = not isinstance(el.tag, str) or el.tag in NO_TEXT  # a comment is no text
         if event == "start":
             hidden += quiet
             depth += el in blocks

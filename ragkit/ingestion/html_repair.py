@@ -158,20 +158,25 @@ def drop_hidden(tree: Any) -> int:
 
 
 #: what breaks a line inside a table cell: its text is read with a space there
-_CELL_BLOCKS = {"div", "p", "ul", "ol", "li", "dl", "dt", "dd", "br", "blockquote", "h1", "h2", "h3", "h4",
-                "h5", "h6", "section", "hr"}  # fmt: skip
+CELL_BLOCKS = frozenset({"div", "p", "ul", "ol", "li", "dl", "dt", "dd", "br", "blockquote", "h1", "h2", "h3",
+                         "h4", "h5", "h6", "section", "hr"})  # fmt: skip
 
 
-def _cell_text(el: Any) -> str:
-    """The text a cell shows, a space where a block or line break starts or ends (never glued words)."""
+#: elements whose content is no text the page shows
+NO_TEXT = frozenset({"script", "style", "noscript", "template"})
+
+
+def shown_text(el: Any, breaks: frozenset[str] = CELL_BLOCKS) -> str:
+    """The text an element shows, a space where one of ``breaks`` (a block or line break) starts or ends
+    (never glued words), inline elements run on ("Elizabeth II</a>, Queen"); no script or comment text."""
     parts: list[str] = [el.text or ""]
     for child in el:
         if not isinstance(child.tag, str):  # a comment or processing instruction
             parts.append(child.tail or "")
             continue
-        gap = " " if child.tag in _CELL_BLOCKS else ""
-        if child.tag not in ("script", "style", "noscript", "template"):
-            parts += [gap, _cell_text(child), gap]
+        gap = " " if child.tag in breaks else ""
+        if child.tag not in NO_TEXT:
+            parts += [gap, shown_text(child, breaks), gap]
         parts.append(child.tail or "")
     return "".join(parts)
 
@@ -185,9 +190,9 @@ def flatten_cells(tree: Any) -> int:
     for link in tree.xpath("//table//td//a | //table//th//a"):
         link.drop_tag()  # a column of links (a list of releases) is no navigation: the extractor dropped it
     for cell in tree.xpath("//table//td | //table//th"):
-        if not any(isinstance(d.tag, str) and d.tag in _CELL_BLOCKS for d in cell.iterdescendants()):
+        if not any(isinstance(d.tag, str) and d.tag in CELL_BLOCKS for d in cell.iterdescendants()):
             continue
-        text = " ".join(_cell_text(cell).split())
+        text = " ".join(shown_text(cell).split())
         for child in list(cell):
             cell.remove(child)
         cell.text = text
