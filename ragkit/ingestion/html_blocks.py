@@ -1,10 +1,12 @@
 """What the page shows that the extractor dropped, put back where it stood: section headings, picture
-captions and an article's standfirst. When trafilatura finds no article container it recovers the page's
-paragraphs, tables and lists but not one heading (a blog post read with none of its nine headings); a
-caption or standfirst set between a headline and the body is outside the container it reads. Each such
-block is read from the tree before extraction with the text that follows it, and a block the reading
-lacks goes back in front of the first line that opens with that text. A block none of whose following
-text the reading holds (a sidebar's "Related posts") stays out."""
+captions, an article's standfirst and its closing note (its own footer's "Posted by …"). When
+trafilatura finds no article container it recovers the page's paragraphs, tables and lists but not one
+heading (a blog post read with none of its nine headings); a caption or standfirst set between a
+headline and the body is outside the container it reads. Each such block is read from the tree before
+extraction with the text that follows it, and a block the reading lacks goes back in front of the first
+line that opens with that text. A block none of whose following text the reading holds (a sidebar's
+"Related posts") stays out. An article's closing note has no text after it in the article, so it goes
+after the line that ends with the text before it."""
 
 from __future__ import annotations
 
@@ -39,6 +41,12 @@ _HEADINGS = "|".join(f"//body//h{n}[{_OUTSIDE}]" for n in range(1, 7))
 #: its wrapper ("dnd-caption-wrapper", "has-caption")
 CAPTION_CLASS = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
 _STANDFIRST = re.compile(r"standfirst|\bdek\b|\bdeck\b|sub-?title", re.I)
+#: an article's closing note: a paragraph in a footer of the <article> itself (the page's footer is not)
+_CLOSING = "//body//article//footer//p[not(ancestor::nav) and not(ancestor::aside)]"
+#: what stands between a note's trailing links ("Order Reprints | Today's Paper")
+_SEPARATOR = re.compile(r"[\s|·•/,]*")
+#: a closing note shorter than this many words is a label ("Share", "Tags"), not a note
+CLOSING_WORDS = 3
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,9 @@ class Block:
     #: the text after the block, folded: what follows it on the page, and what follows the blocks that
     #: follow it (a standfirst is followed by its byline and a caption, which the reading may lack too)
     after: tuple[str, ...]
+    #: the text before the block, folded without spaces: where an article's closing note goes (after
+    #: the line that ends with it); empty for the other blocks
+    before: str = ""
 
     @property
     def line(self) -> str:
@@ -59,10 +70,14 @@ def page_blocks(tree: Any) -> list[Block]:
     """The page's headings, captions and standfirst paragraphs outside navigation, footers, asides and
     its banner, in document order, each with the text that follows it; read before extraction (the
     extractor changes the tree) and before captions are made paragraphs."""
-    wanted = {el: k for k, el in enumerate(_candidates(tree))}
-    runs, inside, linked, ends = _runs(tree, wanted)
+    closing = _closing(tree)
+    wanted = {el: k for k, el in enumerate(_candidates(tree) + closing)}
+    runs, inside, linked, ends, opens = _runs(tree, wanted)
     out = []
     for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
+        if el in closing:
+            out += _closing_note(runs, linked, opens[el], end)
+            continue
         text = " ".join(shown_text(el, _BREAKS).split())
         heading = el.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
         if not text or len(text.split()) > (HEADING_WORDS if heading else CAPTION_WORDS):
@@ -78,6 +93,26 @@ def page_blocks(tree: Any) -> list[Block]:
         after = tuple(_key(runs, start) for start in dict.fromkeys(starts))
         out.append(Block(int(el.tag[1]) if heading else 0, text, after))
     return out
+
+
+def _closing(tree: Any) -> list[Any]:
+    """An article's closing notes: the paragraphs of a footer inside its ``<article>``."""
+    return [el for el in tree.xpath(_CLOSING) if not el.xpath(".//p")]
+
+
+def _closing_note(runs: list[str], linked: list[bool], start: int, end: int) -> list[Block]:
+    """The closing note in runs ``start:end`` as a block placed after the text before it, its trailing
+    links ("Order Reprints | Today's Paper") cut; none when that leaves a label or nothing."""
+    while end > start and (linked[end - 1] or _SEPARATOR.fullmatch(runs[end - 1])):
+        end -= 1
+    text = " ".join("".join(runs[start:end]).split())
+    if len(text.split()) < CLOSING_WORDS or text.endswith(":") or start == 0:
+        return []  # a label, or one over the links cut ("In This Article:")
+    before, k = "", start
+    while k > 0 and len(before) < ANCHOR_CHARS:
+        k -= 1
+        before = fold(runs[k]).replace(" ", "") + before
+    return [Block(0, text, (), before[-ANCHOR_CHARS:])]
 
 
 #: what breaks a heading's or caption's line where it stands: a table cell too (a map's legend)
@@ -109,16 +144,19 @@ def _candidates(tree: Any) -> list[Any]:
     return [el for el in tree.iter() if el in inner and not any(a in inner for a in el.iterancestors())]
 
 
-def _runs(tree: Any, blocks: dict[Any, int]) -> tuple[list[str], list[bool], list[bool], dict[Any, int]]:
+def _runs(
+    tree: Any, blocks: dict[Any, int]
+) -> tuple[list[str], list[bool], list[bool], dict[Any, int], dict[Any, int]]:
     """The page's text runs in reading order (no script, style or comment), whether each is inside one
-    of ``blocks`` and whether inside a link, and for each block the index of the first run after it: one
-    walk of the tree, however many blocks it has."""
+    of ``blocks`` and whether inside a link, and for each block the index of the first run after it and
+    of its own first run: one walk of the tree, however many blocks it has."""
     etree = require("lxml.etree", "reading HTML")
 
     runs: list[str] = []
     inside: list[bool] = []
     linked: list[bool] = []
     ends: dict[Any, int] = {}
+    starts: dict[Any, int] = {}
     hidden = depth = links = 0
     for event, el in etree.iterwalk(tree, events=("start", "end")):
         quiet = not isinstance(el.tag, str) or el.tag in NO_TEXT  # a comment is no text
@@ -126,6 +164,8 @@ def _runs(tree: Any, blocks: dict[Any, int]) -> tuple[list[str], list[bool], lis
             hidden += quiet
             depth += el in blocks
             links += el.tag == "a"
+            if el in blocks:
+                starts[el] = len(runs)
             if not hidden and el.text and el.text.strip():
                 runs.append(el.text)
                 inside.append(depth > 0)
@@ -140,7 +180,7 @@ def _runs(tree: Any, blocks: dict[Any, int]) -> tuple[list[str], list[bool], lis
             runs.append(el.tail)
             inside.append(depth > 0)
             linked.append(links > 0)
-    return runs, inside, linked, ends
+    return runs, inside, linked, ends, starts
 
 
 def restore_blocks(text: str, blocks: list[Block]) -> str:
@@ -162,6 +202,11 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
         if at is not None:
             inserts.setdefault(at, []).append(b.line + "\n\n")
             lines.add(mine)
+        elif len(b.before) >= ANCHOR_MIN and (
+            end := _line_ending(text, flat, [index[k] for k in dense], b.before)
+        ):
+            inserts.setdefault(end, []).append("\n\n" + b.line)
+            lines.add(mine)
     if not inserts:
         return text
     cuts = sorted(inserts)
@@ -179,4 +224,18 @@ def _line_opening(text: str, flat: str, index: list[int], key: str) -> int | Non
         if not fold(text[start : index[at]]):
             return start
         at = flat.find(key, at + 1)
+    return None
+
+
+def _line_ending(text: str, flat: str, index: list[int], key: str) -> int | None:
+    """Where the last line of ``text`` that ends with ``key`` ends, or None (``flat`` and ``index`` as
+    for :func:`_line_opening`): the last, as a closing note closes the article."""
+    at = flat.rfind(key)
+    while at >= 0:
+        last = index[at + len(key) - 1]
+        stop = text.find("\n", last)
+        stop = len(text) if stop < 0 else stop
+        if not fold(text[last + 1 : stop]):
+            return stop
+        at = flat.rfind(key, 0, at + len(key) - 1)
     return None

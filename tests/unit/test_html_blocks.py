@@ -131,3 +131,23 @@ def test_a_heading_the_extractor_kept_with_its_edit_link_is_not_read_twice():
     assert blocks[0].text == "Alternatives[edit]"
     reading = "## Alternatives[edit]\n\n" + SAYS.decode()
     assert restore_blocks(reading, blocks) == reading
+
+
+def test_an_articles_closing_note_is_read_after_its_last_paragraph():
+    """A byline or print note in the article's own footer ("Posted by …", "A version of this article
+    appears in print on …") was dropped with the footer. It goes back after the article's last line, its
+    trailing links cut; a label over links, and the page's own footer, stay out."""
+    page = (
+        b"<html><head><title>Standalone binaries</title></head><body><article><h1>Standalone binaries</h1>"
+        b"<p>" + SAYS + b"</p><p>" + SAYS.replace(b"This", b"Last") + b"</p>"
+        b"<footer><p>Posted by <a href='/a'>Alon Zakai</a> on <time>21 November 2019</time>. "
+        b"<a href='/r'>Order Reprints</a> | <a href='/s'>Subscribe</a></p>"
+        b"<p>In This Article: <a href='/x'>Wasm</a> <a href='/y'>WASI</a></p></footer></article>"
+        b"<footer><p>Except as otherwise noted, the code samples are licensed under the BSD License.</p>"
+        b"</footer></body></html>"
+    )
+    lines = [x for x in html_to_document("v8.html", page).text.splitlines() if x]
+    assert lines[-1] == "Posted by Alon Zakai on 21 November 2019."
+    assert lines[-2].startswith("Last week")
+    text = "\n".join(lines)
+    assert "In This Article" not in text and "BSD License" not in text and "Reprints" not in text
