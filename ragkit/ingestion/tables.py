@@ -9,6 +9,9 @@ from ragkit.ingestion.wrapped_rows import join_wrapped
 
 def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
+    grouped = _grouped_header(rows)
+    if grouped:
+        rows = [grouped, *rows[1:]]
     clean = [[_cell(c) for c in row] for row in _explode_stacked_rows(rows)]
     clean = [row for row in clean if any(row)]
     if not clean:
@@ -19,7 +22,7 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     clean = [[r[j] for j in keep] for r in clean]
     # a first row with one filled cell spanning the table is its title, not its header: put it above
     caption = ""
-    if len(clean) > 2 and sum(1 for c in clean[0] if c) == 1:
+    if not grouped and len(clean) > 2 and sum(1 for c in clean[0] if c) == 1:
         caption = next(c for c in clean[0] if c) + "\n\n"
         clean = clean[1:]
     if len(clean) < 2 or len(keep) < 2:
@@ -27,6 +30,28 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     lines = ["| " + " | ".join(clean[0]) + " |", "|" + "---|" * len(keep)]
     lines += ["| " + " | ".join(r) + " |" for r in clean[1:]]
     return caption + "\n".join(lines)
+
+
+def _grouped_header(rows: list[list[str | None]]) -> list[str | None] | None:
+    """The first row of a two-level header, spread over the columns it heads, or None when the table
+    has none. A cell spanning some columns but not all ("GPS Coordinates" over "Northing" and "Easting",
+    pdfplumber's None standing for the columns it spans) groups the labels under it; it is no title. Its
+    text goes to each column it spans, and a label that spans both levels ("Site No.", read in the
+    lower row) to the upper one too, so each header row reads whole, as the page shows it."""
+    if len(rows) < 3 or not rows[0] or len(rows[1]) != len(rows[0]):
+        return None
+    top = rows[0]
+    if None not in top[1:] or "" not in [(c or "").strip() if c is not None else None for c in top]:
+        return None
+    out: list[str | None] = []
+    for j, cell in enumerate(top):
+        if cell is None:
+            out.append(out[-1] if j else None)  # spanned: the text of the cell that spans it
+        elif not cell.strip() and (rows[1][j] or "").strip():
+            out.append(rows[1][j])  # empty above a label: the label spans both levels
+        else:
+            out.append(cell)
+    return out
 
 
 #: a dot leader: four or more dots (spaced or not) running from a cell's words to its edge

@@ -16,6 +16,7 @@ back and stays a row.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 #: a cell left open: its last word needs the next ("Disposable income per capita in", "ear or", "Total,")
 _OPEN = re.compile(
@@ -99,10 +100,12 @@ def _header_line(above: list[str], row: list[str]) -> bool:
     columns filled, two or more, with a few words of no figure each ("| Improved | Decreased |" over "|
     Speed | Accel |": a header's words are capitalised, so the lower-case test of :func:`continues`
     misses them). Only the last line: a header of three such lines has levels ("Percent who borrowed"
-    over "Under-" over "graduate")."""
+    over "Under-" over "graduate"), and not a level's row (a group's text over each of its columns)."""
     filled = [j for j, c in enumerate(row) if c]
     if len(above) != len(row) or len(filled) < 2 or filled != [j for j, c in enumerate(above) if c]:
         return False
+    if any(a and a == b for a, b in (*zip(above, row, strict=True), *pairwise(above))):
+        return False  # a header of two levels: a group over its columns, a label spread over both levels
     cells = [c for c in (*above, *row) if c]
     return all(_LETTER.search(c) and not _DIGIT.search(c) and len(c.split()) <= HEADER_WORDS for c in cells)
 

@@ -10,3 +10,20 @@ def test_a_table_title_row_becomes_a_caption_above_the_header():
         [["NICS Checks 2015", None, None], ["State", "Permit", "Total"], ["Texas", "1", "2"]]
     )
     assert md.splitlines()[0] == "NICS Checks 2015" and md.splitlines()[2] == "| State | Permit | Total |"
+
+
+def test_a_group_over_some_columns_is_a_header_level_not_a_title():
+    """"GPS Coordinates" spans two of four columns, over "Northing" and "Easting", and "Site No." spans
+    both header levels (pdfplumber reads it in the lower row): the group was lifted out as the table's
+    title, and the upper header row was lost. Each header row now reads whole."""
+    md = table_to_markdown(
+        [
+            ["", "", "GPS Coordinates", None],
+            ["Site No.", "Site Description", "Northing\n(metres)", "Easting\n(metres)"],
+            ["7", "Sumas River @ Vye Road", "5429644", "556907"],
+        ]
+    )
+    lines = md.splitlines()
+    assert lines[0] == "| Site No. | Site Description | GPS Coordinates | GPS Coordinates |"
+    assert lines[2] == "| Site No. | Site Description | Northing (metres) | Easting (metres) |"
+    assert lines[3] == "| 7 | Sumas River @ Vye Road | 5429644 | 556907 |"

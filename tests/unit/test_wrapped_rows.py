@@ -106,3 +106,13 @@ def test_a_header_cell_wrapped_onto_a_capitalised_second_line_is_one_row():
     assert "| Cycle Name | KI (1/km) | Percent Fuel Savings |" in out
     words = "| Term | Meaning |\n|---|---|\n| Cycle Name | Drive Pattern |\n| Fuel Savings | Litres Saved |"
     assert join_wrapped_markdown(words) == words
+
+
+def test_a_header_level_is_not_joined_to_the_level_under_it():
+    """The rule above joins a header's capitalised second line; a group spread over its columns ("GPS
+    Coordinates" twice) or a label standing in both levels is a level of its own, not a wrapped line."""
+    header = (
+        "| Site No. | Site | GPS Coordinates | GPS Coordinates |\n|---|---|---|---|\n"
+        "| Site No. | Site | Northing | Easting |\n| 7 | Vye Road | 5429644 | 556907 |"
+    )
+    assert join_wrapped_markdown(header) == header
