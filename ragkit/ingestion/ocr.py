@@ -310,7 +310,8 @@ _OCR_DASHES = str.maketrans({"\u2010": "-", "\u2011": "-", "\u2012": "-", "\u00a
 def normalise_ocr(text: str) -> str:
     """Tesseract's text in the characters a person types: compatibility forms as their plain letters
     ("ﬁ" -> "fi", full-width letters), hyphen variants as "-", soft hyphens dropped, a section sign
-    spaced from its number as print sets it ("§ 2.1"), a word broken at a line end joined where the
+    spaced from its number as print sets it ("§ 2.1"), a squared unit's raised 2 that Tesseract read as a
+    question mark put back ("cm?)" -> "cm²)"), a word broken at a line end joined where the
     joined word is the plausible one (quotes are matched with the same folding,
     :mod:`ragkit.core.folding`)."""
     import unicodedata
@@ -319,8 +320,12 @@ def normalise_ocr(text: str) -> str:
 
     text = unicodedata.normalize("NFKC", text).translate(_OCR_DASHES)
     text = _SECTION.sub(r"\1 ", text)  # "§2.1" as printed, "§ 2.1": Tesseract drops the thin space
+    text = _SQUARED.sub(r"\1²", text)  # "(g/cm?)": Tesseract reads a raised 2 after a unit as "?"
     return _Hyphenation([text]).resolve([text])[0]  # "seg-⏎mentation" one word, "high-⏎quality" kept
 
 
+#: a unit of length read with a question mark for its raised 2, in a compound unit ("g/cm?", "cGy*cm?")
+#: or closing a bracket ("(cm?)"): a question may end on a bare unit ("is it 5 km?"), not these
+_SQUARED = re.compile(r"(?:(?<=[/*·])|(?<=\()(?=\w+\?\)))([cmk]m|[µμ]m)\?")
 #: a section or paragraph sign run into its number: print sets a (thin) space between them
 _SECTION = re.compile(r"([§¶]{1,2})(?=\d)")

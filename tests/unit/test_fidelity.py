@@ -119,6 +119,15 @@ def test_ocr_spaces_a_section_sign_from_its_number_as_print_does():
     )
 
 
+def test_ocr_puts_back_a_squared_units_raised_two_read_as_a_question_mark():
+    """A DXA report's "Area (cm²)" and "DAP: 13.1 cGy*cm²" came out of Tesseract as "cm?", and quotes of
+    the table's header missed. Only in a compound unit or a bracket: a question may end on a unit."""
+    assert normalise_ocr("| Area (cm?) | BMD (g/cm?) |\nDAP: 13.1 cGy*cm?") == (
+        "| Area (cm²) | BMD (g/cm²) |\nDAP: 13.1 cGy*cm²"
+    )
+    assert normalise_ocr("Is the fence 5 km? Or 5 cm?") == "Is the fence 5 km? Or 5 cm?"
+
+
 def test_a_scanned_image_is_read_by_ocr(tmp_path):
     import pymupdf
 
