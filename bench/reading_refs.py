@@ -2,7 +2,8 @@
 their expected text, used this round to find reading defects outside the held-out set (issue 39).
 
 - docling's test documents (``tests/data/{html,pdf,docx}/sources`` with ``groundtruth/*.md``): each
-  reference line (a sentence, or a table row as its cells) is looked for in ragkit's stored reading.
+  reference line (a sentence, or a table row as its cells) is looked for in ragkit's stored reading. The
+  three that are in the held-out corpus are skipped (until round 6 they were read here: see BENCHMARKS).
 - scrapinghub's article-extraction-benchmark (181 saved news and blog pages, ``html/*.html.gz``, with
   the article body in ``ground-truth.json``): each body sentence of four words or more.
 - mozilla/readability's test pages (``test/test-pages/*/source.html`` with readability's own reading in
@@ -82,6 +83,10 @@ def _found(unit: list[str], flat: str) -> bool:
     return all(squash(c) in flat for c in unit)
 
 
+#: docling's test documents that are in the held-out corpus (bench/heldout): never read here
+HELD_OUT_DOCLING = {"redp5110_sampled.pdf", "docx_rich_tables_01.docx", "textbox.docx"}
+
+
 def docling(root: Path) -> dict:
     from ragkit.ingestion.parse import parse_bytes
 
@@ -91,7 +96,7 @@ def docling(root: Path) -> dict:
         for src in sorted((data / kind / "sources").glob(f"*{suffix}")):
             name = src.stem + ".md" if kind == "pdf" else src.name + ".md"
             ref = data / kind / "groundtruth" / name
-            if not ref.exists():
+            if not ref.exists() or src.name in HELD_OUT_DOCLING:
                 continue
             text = parse_bytes(src.name, src.read_bytes(), max_mb=200).text
             flat, units = squash(text), reference_units(ref.read_text(encoding="utf-8"))
