@@ -153,6 +153,7 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
         texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
                  for r, ts in zip(table.rows, texts, strict=True)]  # fmt: skip
     texts = [[logical_order(t) if t else t for t in row] for row in texts]
+    _unmerge(table, page, texts)
     out: Rows = []
     spans: list[tuple[float, float]] = []
     bands = _bands(table.rows, texts)
@@ -183,6 +184,90 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
             ])  # fmt: skip
             spans.append((max(a, up), min(b, down)))
     return out, spans
+
+
+def _unmerge(table: Any, page: Any, texts: Rows) -> None:
+    """Give the grid's cells the words of a cell that spans them but is no merged cell: a rule missing
+    from the page (a row's column rules left out on every other, unshaded, row; a block of rows ruled
+    only at its edges) joins cells pdfplumber then reads as one, "Bihar 21,016,708 4,332,141 …" in a
+    cell as wide as the table. Such a cell is split where each of its words lies inside one of the
+    columns and rows it covers, in two columns or more, with a gap wider than a space between words
+    that stand in different columns on a line; a heading spread over its columns keeps its span (a
+    word of it lies across a column's edge, or only spaces part its words), and so do rows run together
+    (a part of more than ``_MOST_LINES`` lines)."""
+    grid = [list(row.cells) for row in table.rows]
+    if not grid or any(len(r) != len(grid[0]) for r in grid):
+        return
+    x1, bottom = table.bbox[2], table.bbox[3]
+    lefts = [min((r[j][0] for r in grid if r[j]), default=None) for j in range(len(grid[0]))]
+    tops = [min((c[1] for c in r if c), default=None) for r in grid]
+    if None in lefts or None in tops:
+        return
+    cols = list(zip(lefts, [*lefts[1:], x1], strict=True))
+    rows = list(zip(tops, [*tops[1:], bottom], strict=True))
+    for i, j in ((i, j) for i, r in enumerate(grid) for j, c in enumerate(r) if c and texts[i][j]):
+        box = grid[i][j]
+        span_c = [k for k in range(j, len(cols)) if cols[k][0] < box[2] - _SLACK]
+        span_r = [k for k in range(i, len(rows)) if rows[k][0] < box[3] - _SLACK]
+        if len(span_c) < 2:
+            continue
+        parts = _parts(page, box, [cols[k] for k in span_c], [rows[k] for k in span_r])
+        if parts is None:
+            continue
+        for (a, b), text in parts.items():
+            if (span_r[a], span_c[b]) == (i, j) or grid[span_r[a]][span_c[b]] is None:
+                texts[span_r[a]][span_c[b]] = text  # a cell of its own where pdfplumber's cells cross
+
+
+#: a gap between words of two columns on one line wider than this many font sizes: more than a space
+_CROSS_GAP = 0.6
+
+
+def _parts(
+    page: Any, box: Box, cols: list[tuple[float, float]], rows: list[tuple[float, float]]
+) -> dict | None:
+    """The words in ``box`` by the (row, column) of ``rows`` × ``cols`` each lies inside, or None when
+    one lies across an edge, they fill one column only, or two columns meet on a line at a space."""
+    words = page.crop(box, strict=False).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
+    where: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for w in words:
+        c = [k for k, (a, b) in enumerate(cols) if a - _SLACK <= w["x0"] and w["x1"] <= b + _SLACK]
+        mid = (w["top"] + w["bottom"]) / 2
+        r = [k for k, (a, b) in enumerate(rows) if a <= mid < b]
+        if len(c) != 1 or len(r) != 1 or not w.get("upright", True):
+            return None
+        where.setdefault((r[0], c[0]), []).append(w)
+    if len({c for _, c in where}) < 2:
+        return None
+    column = {id(w): k[1] for k, ws in where.items() for w in ws}
+    lines: list[list[dict[str, Any]]] = []
+    for w in sorted(words, key=lambda w: w["top"]):
+        if lines and abs(w["top"] - lines[-1][0]["top"]) <= _SLACK:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+    for line in lines:
+        for a, b in pairwise(sorted(line, key=lambda w: w["x0"])):
+            if column[id(a)] != column[id(b)] and b["x0"] - a["x1"] <= _CROSS_GAP * a["size"]:
+                return None
+    line_of = {id(w): n for n, line in enumerate(lines) for w in line}
+    if any(len({line_of[id(w)] for w in ws}) > 1 for ws in where.values()):
+        return None  # rows run together in one ruled row: not a cell this can part
+    blank = {(r, c): "" for r in range(len(rows)) for c in range(len(cols))}
+    return blank | {k: _joined(ws) for k, ws in where.items()}
+
+
+def _joined(words: list[dict[str, Any]]) -> str:
+    """A cell's words: a space between words on a line, none before one that touches the word before (a
+    footnote mark, "breastfed⁹"), a line break between lines (rows that share the ruled row are then
+    told apart as the rest of the table's are)."""
+    out = words[0]["text"]
+    for a, b in pairwise(words):
+        if abs(a["top"] - b["top"]) > _SLACK:
+            out += "\n" + b["text"]
+        else:
+            out += ("" if b["x0"] - a["x1"] < WORD_GAP * a["size"] else " ") + b["text"]
+    return out
 
 
 def _turned(page: Any) -> dict[str, str]:

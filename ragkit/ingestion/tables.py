@@ -43,6 +43,15 @@ def _grouped_header(rows: list[list[str | None]]) -> list[str | None] | None:
     top = rows[0]
     if None not in top[1:] or "" not in [(c or "").strip() if c is not None else None for c in top]:
         return None
+    spans = [j for j, c in enumerate(top) if c is not None and c.strip()]
+    spanned = {
+        k
+        for j in spans
+        for k in range(j, next((n for n in range(j + 1, len(top)) if top[n] is not None), len(top)))
+    }
+    used = {j for row in rows[1:] for j, c in enumerate(row) if c and c.strip()}
+    if len(spans) == 1 and used <= spanned:
+        return None  # one cell over every column that holds text: the table's title
     out: list[str | None] = []
     for j, cell in enumerate(top):
         if cell is None:

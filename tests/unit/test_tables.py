@@ -27,3 +27,13 @@ def test_a_group_over_some_columns_is_a_header_level_not_a_title():
     assert lines[0] == "| Site No. | Site Description | GPS Coordinates | GPS Coordinates |"
     assert lines[2] == "| Site No. | Site Description | Northing (metres) | Easting (metres) |"
     assert lines[3] == "| 7 | Sumas River @ Vye Road | 5429644 | 556907 |"
+
+
+def test_a_title_over_every_column_with_text_stays_a_title_beside_empty_margin_columns():
+    """A Word table drawn with cell margins as columns of their own: its title spans every column that
+    holds text, not all of pdfplumber's, and is still the title, not a header group."""
+    md = table_to_markdown(
+        [["", "Table 5 Public Health Outlay", None, ""], ["", "State", "Total", ""], ["", "Goa", "4,508,180", ""]]
+    )
+    assert md.splitlines()[0] == "Table 5 Public Health Outlay"
+    assert md.splitlines()[2] == "| State | Total |"

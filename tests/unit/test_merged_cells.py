@@ -1,0 +1,56 @@
+"""A rule missing from a ruled table joins cells pdfplumber then reads as one (issue 39, camelot's
+health outlay table: every other, unshaded, row has no column rules, and "Bihar 21,016,708 4,332,141 …"
+was read into one cell as wide as the table). Such a cell's words are given back to the columns they
+stand in; a note spread over the columns keeps its span."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+
+COLUMNS = (60, 200, 290, 380, 470)  # where each column starts, and the table's right end
+ROWS = (
+    ("State", "Revenue", "Capital", "Total"),
+    ("Andhra Pradesh", "47,824,589", "1,275,000", "59,082,426"),
+    ("Arunachal Pradesh", "2,241,609", "23,000", "2,372,158"),
+    ("Assam", "14,874,821", "161,600", "17,590,618"),
+    ("Bihar", "21,016,708", "5,329,000", "30,677,849"),
+)
+NOTE = "All figures are in thousands of rupees and rounded to the nearest unit"
+HEIGHT = 18
+
+
+def _outlay() -> bytes:
+    """The table with column rules in the header and on every other row only, and a last row holding a
+    note in one cell across the table."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=540, height=400)
+    top = 60.0
+    for n, row in enumerate(ROWS):
+        y = top + n * HEIGHT
+        for k, (x, cell) in enumerate(zip(COLUMNS, row, strict=False)):
+            width = pymupdf.get_text_length(cell, fontsize=9)
+            at = x + 4 if k == 0 else COLUMNS[k + 1] - 4 - width  # figures set right
+            page.insert_text((at, y + 13), cell, fontsize=9)
+        if n % 2 == 0:  # the shaded rows' cells are drawn; the others are not
+            for x in COLUMNS[1:-1]:
+                page.draw_line((x, y), (x, y + HEIGHT))
+    end = top + len(ROWS) * HEIGHT
+    page.insert_text((COLUMNS[0] + 4, end + 13), NOTE, fontsize=9)
+    for y in [top + n * HEIGHT for n in range(len(ROWS) + 1)] + [end + HEIGHT]:
+        page.draw_line((COLUMNS[0], y), (COLUMNS[-1], y))
+    for x in (COLUMNS[0], COLUMNS[-1]):
+        page.draw_line((x, top), (x, end + HEIGHT))
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_row_without_its_column_rules_is_read_in_its_columns(parser):
+    text = parse_bytes("outlay.pdf", _outlay(), settings=ParseSettings(pdf_parser=parser)).text
+    lines = text.splitlines()
+    for row in ROWS:
+        assert "| " + " | ".join(row) + " |" in lines, (row, text)
+    assert any(NOTE in line and line.count(NOTE) == 1 for line in lines), text
