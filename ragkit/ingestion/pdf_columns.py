@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from ragkit.ingestion.chunkers.sentence import sentences
+
 Box = tuple[int, int, tuple[float, float, float, float]]
 
 #: a box wider than this share of the page's text is a band across both columns (a title, a figure)
@@ -121,28 +123,25 @@ _RAISED_END = re.compile(r"[\u00b2\u00b3\u00b9\u2070-\u207f*\u2020\u2021]+$")
 
 def across_pages(bodies: list[str]) -> list[str]:
     """Each page's running text with a sentence that a page break cut whole again: the open sentence a
-    page ends with (its last paragraph from its last sentence end on) is moved to the start of the next
-    page when that page opens by going on with it ("… pretraining cor-" | "pus contains 16.4B tokens"),
-    so the first page's footnotes, which follow its running text, no longer stand in it. A word broken
-    at the page's end keeps ``-`` and a line break, for hyphenation to decide. No page is left empty."""
+    page ends with (its last paragraph's last sentence, split as the chunkers split sentences: "Vol."
+    ends none) is moved to the start of the next page when that page opens by going on with it ("…
+    pretraining cor-" | "pus contains 16.4B tokens"), so the first page's footnotes, which follow its
+    running text, no longer stand in it. A word broken at the page's end keeps ``-`` and a line break,
+    for hyphenation to decide. No page is left empty."""
     out = list(bodies)
     for i in range(len(out) - 1):
         head, _, last = out[i].rstrip().rpartition("\n\n")
         first = out[i + 1].lstrip().partition("\n\n")[0]
         if not (_prose(last, item=True) and _prose(first) and continues(last, first)):
             continue
-        ends = list(_SENTENCE_END.finditer(last))
-        cut = ends[-1].end() if ends and not last.lstrip().startswith(("- ", "* ", "+ ")) else 0
+        spans = sentences(last)
+        cut = spans[-1][0] if len(spans) > 1 and not last.lstrip().startswith(("- ", "* ", "+ ")) else 0
         keep = "\n\n".join(p for p in (head.rstrip(), last[:cut].rstrip()) if p)
         if not keep:
             continue
         glue = "\n" if re.search(r"[^\W\d_]-$", last) else " "
         out[i], out[i + 1] = keep, f"{last[cut:].strip()}{glue}{out[i + 1].lstrip()}"
     return out
-
-
-#: where a sentence ends inside a paragraph: its closing mark (and quote or bracket), space, a capital
-_SENTENCE_END = re.compile(r"[.!?][\"”’)\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
 
 
 def _prose(paragraph: str, item: bool = False) -> bool:

@@ -78,3 +78,15 @@ def test_a_running_header_and_footer_are_read_once_where_they_first_stand_page_n
     first, second = drop_running_margins(pages)
     assert first == "Effective as at 9 April 2019\n\nThe rates below apply to new loans.\n\nCall 13 2224"
     assert second == "Rates are set daily and the variable rate follows it."
+
+
+def test_the_open_sentence_is_found_as_the_chunkers_find_sentences():
+    """The sentence cut by the page break began after "as reported in Vol. 3 of the": an abbreviation
+    ends no sentence, so the whole sentence moves, not its tail from "3" on."""
+    pages = [
+        "First sentence ends here. The results, as reported in Vol. 3 of the",
+        "series, were confirmed by later work.\n\nNext paragraph.",
+    ]
+    moved = across_pages(pages)
+    assert moved[0] == "First sentence ends here."
+    assert moved[1].startswith("The results, as reported in Vol. 3 of the series, were confirmed")
