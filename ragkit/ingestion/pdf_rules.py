@@ -13,18 +13,17 @@ from typing import Any
 
 from ragkit.ingestion.bidi import logical_order, visual_glyphs
 from ragkit.ingestion.pdf_beside import beside
+from ragkit.ingestion.pdf_cells import SLACK, cell_lines, part_rows, row_starts, unmerge
 from ragkit.ingestion.pdf_spans import WORD_GAP
 from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own
-_SLACK = 2.0
+_SLACK = SLACK
 #: a cell of more lines than this, once rows are split, is several rows run together: not a table read
 _MOST_LINES = 4
 #: a gap between words wider than this many font sizes splits a strip into two columns
 _COLUMN_GAP = 1.5
 
-#: besides a capital, how a line that begins a row may start: a digit, a currency sign, a sign
-_ROW_START = "0123456789$€£¥+-–"
 #: a word: two letters or more
 _WORD = re.compile(r"[^\W\d_]{2}")
 
@@ -135,25 +134,18 @@ def _height(cell: str | None) -> int:
     return len(cell.splitlines()) if cell else 0
 
 
-def _lines(page: Any, bbox: Box | None) -> list[tuple[float, str]]:
-    if bbox is None:
-        return []
-    rows = page.crop(bbox, strict=False).extract_text_lines(x_tolerance_ratio=WORD_GAP, return_chars=False)
-    return [(r["top"], r["text"]) for r in rows if r["text"].strip()]
-
-
 def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, list[tuple[float, float]]]:
     """The table's rows of cell text (words spaced by their gaps relative to the font size: pdfplumber's
     fixed 3 pt glued a small table's words, "Sourcearticles"), a ruled row that holds several rows split
-    where they begin (:func:`_row_starts`); never the first, a header of stacked words; with each row's
-    top and bottom on the page. ``turned``: how the page's turned text reads (:func:`_turned`, found
-    once a page)."""
+    where they begin (:mod:`~ragkit.ingestion.pdf_cells`); never the first, a header of stacked words;
+    with each row's top and bottom on the page. ``turned``: how the page's turned text reads
+    (:func:`_turned`, found once a page)."""
     texts = table.extract(x_tolerance_ratio=WORD_GAP, **turned)
     if turned:
         texts = [[_upwards(page, b, t, turned) for b, t in zip(r.cells, ts, strict=True)]
                  for r, ts in zip(table.rows, texts, strict=True)]  # fmt: skip
     texts = [[logical_order(t) if t else t for t in row] for row in texts]
-    _unmerge(table, page, texts)
+    parted = unmerge(table, page, texts)
     out: Rows = []
     spans: list[tuple[float, float]] = []
     bands = _bands(table.rows, texts)
@@ -166,13 +158,17 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
             continue
         if k in inside:
             continue
+        if k in parted and (rows := part_rows(page, row, cells, parted[k])):
+            out += [r for r, _ in rows]  # a merged cell of several rows, parted by its columns' lines
+            spans += [(max(a, up), min(b, down)) for _, (a, b) in rows]
+            continue
         if k == 0 or not any(c and "\n" in c for c in cells):  # the first row: a header set in lines
             out.append(cells)
             spans.append((up, down))
             continue
-        lines = [_lines(page, bbox) if text else [] for bbox, text in zip(row.cells, cells, strict=True)]
+        lines = [cell_lines(page, bbox) if text else [] for bbox, text in zip(row.cells, cells, strict=True)]
         filled = [ls for ls in lines if ls]
-        starts = _row_starts(filled)
+        starts = row_starts(filled)
         if not starts:
             out.append(cells)
             spans.append((up, down))
@@ -184,90 +180,6 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
             ])  # fmt: skip
             spans.append((max(a, up), min(b, down)))
     return out, spans
-
-
-def _unmerge(table: Any, page: Any, texts: Rows) -> None:
-    """Give the grid's cells the words of a cell that spans them but is no merged cell: a rule missing
-    from the page (a row's column rules left out on every other, unshaded, row; a block of rows ruled
-    only at its edges) joins cells pdfplumber then reads as one, "Bihar 21,016,708 4,332,141 …" in a
-    cell as wide as the table. Such a cell is split where each of its words lies inside one of the
-    columns and rows it covers, in two columns or more, with a gap wider than a space between words
-    that stand in different columns on a line; a heading spread over its columns keeps its span (a
-    word of it lies across a column's edge, or only spaces part its words), and so do rows run together
-    (a part of more than ``_MOST_LINES`` lines)."""
-    grid = [list(row.cells) for row in table.rows]
-    if not grid or any(len(r) != len(grid[0]) for r in grid):
-        return
-    x1, bottom = table.bbox[2], table.bbox[3]
-    lefts = [min((r[j][0] for r in grid if r[j]), default=None) for j in range(len(grid[0]))]
-    tops = [min((c[1] for c in r if c), default=None) for r in grid]
-    if None in lefts or None in tops:
-        return
-    cols = list(zip(lefts, [*lefts[1:], x1], strict=True))
-    rows = list(zip(tops, [*tops[1:], bottom], strict=True))
-    for i, j in ((i, j) for i, r in enumerate(grid) for j, c in enumerate(r) if c and texts[i][j]):
-        box = grid[i][j]
-        span_c = [k for k in range(j, len(cols)) if cols[k][0] < box[2] - _SLACK]
-        span_r = [k for k in range(i, len(rows)) if rows[k][0] < box[3] - _SLACK]
-        if len(span_c) < 2:
-            continue
-        parts = _parts(page, box, [cols[k] for k in span_c], [rows[k] for k in span_r])
-        if parts is None:
-            continue
-        for (a, b), text in parts.items():
-            if (span_r[a], span_c[b]) == (i, j) or grid[span_r[a]][span_c[b]] is None:
-                texts[span_r[a]][span_c[b]] = text  # a cell of its own where pdfplumber's cells cross
-
-
-#: a gap between words of two columns on one line wider than this many font sizes: more than a space
-_CROSS_GAP = 0.6
-
-
-def _parts(
-    page: Any, box: Box, cols: list[tuple[float, float]], rows: list[tuple[float, float]]
-) -> dict | None:
-    """The words in ``box`` by the (row, column) of ``rows`` × ``cols`` each lies inside, or None when
-    one lies across an edge, they fill one column only, or two columns meet on a line at a space."""
-    words = page.crop(box, strict=False).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
-    where: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for w in words:
-        c = [k for k, (a, b) in enumerate(cols) if a - _SLACK <= w["x0"] and w["x1"] <= b + _SLACK]
-        mid = (w["top"] + w["bottom"]) / 2
-        r = [k for k, (a, b) in enumerate(rows) if a <= mid < b]
-        if len(c) != 1 or len(r) != 1 or not w.get("upright", True):
-            return None
-        where.setdefault((r[0], c[0]), []).append(w)
-    if len({c for _, c in where}) < 2:
-        return None
-    column = {id(w): k[1] for k, ws in where.items() for w in ws}
-    lines: list[list[dict[str, Any]]] = []
-    for w in sorted(words, key=lambda w: w["top"]):
-        if lines and abs(w["top"] - lines[-1][0]["top"]) <= _SLACK:
-            lines[-1].append(w)
-        else:
-            lines.append([w])
-    for line in lines:
-        for a, b in pairwise(sorted(line, key=lambda w: w["x0"])):
-            if column[id(a)] != column[id(b)] and b["x0"] - a["x1"] <= _CROSS_GAP * a["size"]:
-                return None
-    line_of = {id(w): n for n, line in enumerate(lines) for w in line}
-    if any(len({line_of[id(w)] for w in ws}) > 1 for ws in where.values()):
-        return None  # rows run together in one ruled row: not a cell this can part
-    blank = {(r, c): "" for r in range(len(rows)) for c in range(len(cols))}
-    return blank | {k: _joined(ws) for k, ws in where.items()}
-
-
-def _joined(words: list[dict[str, Any]]) -> str:
-    """A cell's words: a space between words on a line, none before one that touches the word before (a
-    footnote mark, "breastfed⁹"), a line break between lines (rows that share the ruled row are then
-    told apart as the rest of the table's are)."""
-    out = words[0]["text"]
-    for a, b in pairwise(words):
-        if abs(a["top"] - b["top"]) > _SLACK:
-            out += "\n" + b["text"]
-        else:
-            out += ("" if b["x0"] - a["x1"] < WORD_GAP * a["size"] else " ") + b["text"]
-    return out
 
 
 def _turned(page: Any) -> dict[str, str]:
@@ -326,24 +238,3 @@ def _bands(rows: list[Any], texts: Rows) -> dict[int, tuple[list[str | None], fl
                     out[k] = (joined, bottom, last)
         k = last + 1
     return out
-
-
-def _row_starts(cells: list[list[tuple[float, str]]]) -> list[float]:
-    """Where the rows sharing one ruled row begin after the first: at each line of the first cell that
-    starts as a row does, every other cell starting a line too; none when the first cell has such a line
-    the others do not start (a list in each column, not rows) or the cells do not all start together."""
-    key = cells[0]
-    if len(cells) < 2 or not all(any(abs(t - key[0][0]) <= _SLACK for t, _ in c) for c in cells[1:]):
-        return []
-    starts = [top for top, text in key[1:] if _begins(text)]
-    return starts if all(_starts(c, top) for top in starts for c in cells) else []
-
-
-def _begins(text: str) -> bool:
-    first = text.lstrip()[:1]
-    return bool(first) and (first.isupper() or first in _ROW_START)
-
-
-def _starts(lines: list[tuple[float, str]], top: float) -> bool:
-    """Whether a cell has a line starting at ``top`` that begins a row."""
-    return any(abs(t - top) <= _SLACK and _begins(text) for t, text in lines)

@@ -54,3 +54,43 @@ def test_a_row_without_its_column_rules_is_read_in_its_columns(parser):
     for row in ROWS:
         assert "| " + " | ".join(row) + " |" in lines, (row, text)
     assert any(NOTE in line and line.count(NOTE) == 1 for line in lines), text
+
+
+STAFF = (
+    ("BAIN, J MATTHEW", "DISTRICT DIRECTOR", "37,499.96"),
+    ("SMITH, ALVARO R", "LEGISLATIVE CORRESPONDENT", "21,000.00"),
+    ("ENGLERT, PAYTON A", "STAFF ASSISTANT", "25,499.96"),
+)
+
+
+def _boxed_body() -> bytes:
+    """A Senate expenditure page: the header's cells are ruled, the body below is one box holding a row
+    per line with no rule inside it (pdfplumber reads it as one cell of every row)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=540, height=300)
+    cols, top = (60, 200, 380, 470), 60.0
+    for x, label in zip(cols, ("PAYEE NAME", "DESCRIPTION", "AMOUNT ($)"), strict=False):
+        page.insert_text((x + 4, top + 13), label, fontsize=8)
+    for x in cols[1:-1]:
+        page.draw_line((x, top), (x, top + 18))
+    body = top + 18
+    for n, row in enumerate(STAFF):
+        y = body + 14 + n * 11
+        for k, (x, cell) in enumerate(zip(cols, row, strict=False)):
+            at = x + 4 if k < 2 else cols[k + 1] - 4 - pymupdf.get_text_length(cell, fontsize=7)
+            page.insert_text((at, y), cell, fontsize=7)
+    end = body + 14 + len(STAFF) * 11
+    for y in (top, body, end):
+        page.draw_line((cols[0], y), (cols[-1], y))
+    for x in (cols[0], cols[-1]):
+        page.draw_line((x, top), (x, end))
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_boxed_body_of_several_rows_is_read_row_by_row(parser):
+    """The box's words stand in the header's columns and its lines start rows in every column: each
+    line is a row of its own, not the whole body in the first cell."""
+    text = parse_bytes("senate.pdf", _boxed_body(), settings=ParseSettings(pdf_parser=parser)).text
+    for row in STAFF:
+        assert "| " + " | ".join(row) + " |" in text.splitlines(), text
