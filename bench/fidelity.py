@@ -9,7 +9,9 @@ reading holds that its source does not.
     .venv/bin/python bench/fidelity.py --docs /work/corpus/heldout/docs --split test   # report only
 
 ``--set practice`` reads the practice quotes instead (``bench/practice``: more public documents of the
-same kinds, quoted the same way, all of it open for tuning; its documents in ``/work/corpus/practice/docs``).
+same kinds, quoted the same way, all of it open for tuning; its documents in ``/work/corpus/practice/docs``);
+``--set practice2`` a second such set, written in round 7 (``bench/practice2``, documents in
+``/work/corpus/practice2/docs``).
 
 ``--split test`` reads the sealed quotes: run it to report, never to tune (bench/heldout/SEALED.json).
 Per-quote rows go to ``bench/results/raw/fidelity_<split>.jsonl``; the figures to
@@ -115,8 +117,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", required=True, help="the held-out corpus folder (bench/heldout/get_corpus.py)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
-    ap.add_argument("--set", choices=("heldout", "practice"), default="heldout",
-                    help="practice: bench/practice's open quotes (no split; --split is ignored)")  # fmt: skip
+    ap.add_argument("--set", choices=("heldout", "practice", "practice2"), default="heldout",
+                    help="practice, practice2: bench/<set>'s open quotes (--split is ignored)")  # fmt: skip
     ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
     args = ap.parse_args()
     from ragkit.ingestion.chunkers import make_chunker
@@ -124,9 +126,10 @@ def main() -> None:
 
     folder = HERE / args.set
     corpus = {d["file"]: d for d in json.loads((folder / "corpus.json").read_text())}
-    part = "" if args.set == "practice" else f"_{args.split}"
+    practice = args.set.startswith("practice")
+    part = "" if practice else f"_{args.split}"
     quotes = [json.loads(x) for x in (folder / f"quotes{part}.jsonl").read_text().splitlines() if x]
-    split = "practice" if args.set == "practice" else args.split
+    split = args.set if practice else args.split
     by_file: dict[str, list[dict]] = defaultdict(list)
     for q in quotes:
         by_file[q["file"]].append(q)
