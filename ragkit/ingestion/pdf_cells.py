@@ -17,6 +17,8 @@ SLACK = 2.0
 _ROW_START = "0123456789$€£¥+-–"
 #: a gap between words of two columns on one line wider than this many font sizes: more than a space
 _CROSS_GAP = 0.6
+#: text that starts within this share of its column's width from the column's left is set from the left
+_LEFT = 0.25
 
 Box = tuple[float, float, float, float]
 Lines = list[tuple[float, str]]
@@ -115,31 +117,42 @@ def part_rows(page: Any, row: Any, cells: list[str | None], parted: dict[int, Li
 def _parts(
     page: Any, box: Box, cols: list[tuple[float, float]], rows: list[tuple[float, float]]
 ) -> dict | None:
-    """The lines of the words in ``box`` by the (row, column) of ``rows`` × ``cols`` each lies inside, or
-    None when one lies across an edge, they fill one column only, or two columns meet on a line at a
-    space."""
+    """The lines of the words in ``box`` by the (row, column) of ``rows`` × ``cols`` they stand in, or
+    None when they fill one column only or a run of words lies across a column's edge. A run is a line's
+    words that only spaces part (a gap of ``_CROSS_GAP`` font sizes or more ends it); one that starts at
+    its column's left and runs on past its edge is text longer than its column ("AIRFARE FOR … SAINT
+    LOUIS TO"), read in that column; one centred across an edge is a heading over both."""
     words = page.crop(box, strict=False).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
-    where: dict[tuple[int, int], list[dict[str, Any]]] = {}
-    for w in words:
-        c = [k for k, (a, b) in enumerate(cols) if a - SLACK <= w["x0"] and w["x1"] <= b + SLACK]
-        mid = (w["top"] + w["bottom"]) / 2
-        r = [k for k, (a, b) in enumerate(rows) if a <= mid < b]
-        if len(c) != 1 or len(r) != 1 or not w.get("upright", True):
-            return None
-        where.setdefault((r[0], c[0]), []).append(w)
-    if len({c for _, c in where}) < 2:
+    if not all(w.get("upright", True) for w in words):
         return None
-    column = {id(w): k[1] for k, ws in where.items() for w in ws}
     lines: list[list[dict[str, Any]]] = []
     for w in sorted(words, key=lambda w: w["top"]):
         if lines and abs(w["top"] - lines[-1][0]["top"]) <= SLACK:
             lines[-1].append(w)
         else:
             lines.append([w])
+    where: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for line in lines:
-        for a, b in pairwise(sorted(line, key=lambda w: w["x0"])):
-            if column[id(a)] != column[id(b)] and b["x0"] - a["x1"] <= _CROSS_GAP * a["size"]:
+        line.sort(key=lambda w: w["x0"])
+        runs = [[line[0]]]
+        for a, b in pairwise(line):
+            if b["x0"] - a["x1"] > _CROSS_GAP * a["size"]:
+                runs.append([])
+            runs[-1].append(b)
+        last = -1
+        for run in runs:
+            x0, x1, mid = run[0]["x0"], run[-1]["x1"], (run[0]["top"] + run[0]["bottom"]) / 2
+            c = max((k for k, (a, _) in enumerate(cols) if a - SLACK <= x0 < cols[-1][1]), default=None)
+            r = next((k for k, (a, b) in enumerate(rows) if a <= mid < b), None)
+            if c is None or r is None or c <= last:
                 return None
+            a, b = cols[c]
+            if x1 > b + SLACK and x0 - a > _LEFT * (b - a):
+                return None  # across an edge, not from its column's left: a heading over both
+            where.setdefault((r, c), []).extend(run)
+            last = c
+    if len({c for _, c in where}) < 2:
+        return None
     line_of = {id(w): n for n, line in enumerate(lines) for w in line}
     blank = {(r, c): [] for r in range(len(rows)) for c in range(len(cols))}
     return blank | {k: _joined(ws, line_of) for k, ws in where.items()}

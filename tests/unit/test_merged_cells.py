@@ -63,6 +63,10 @@ STAFF = (
 )
 
 
+WRAPPED = ("GRUENDER, BENJAMIN L", "FIELD REPRESENTATIVE FROM SEP. 16", "1,458.33")
+OVERFLOW = "AND FROM OCT. 1 TO OCT. 30 IN KANSAS CITY AND SAINT LOUIS"
+
+
 def _boxed_body() -> bytes:
     """A Senate expenditure page: the header's cells are ruled, the body below is one box holding a row
     per line with no rule inside it (pdfplumber reads it as one cell of every row)."""
@@ -79,7 +83,12 @@ def _boxed_body() -> bytes:
         for k, (x, cell) in enumerate(zip(cols, row, strict=False)):
             at = x + 4 if k < 2 else cols[k + 1] - 4 - pymupdf.get_text_length(cell, fontsize=7)
             page.insert_text((at, y), cell, fontsize=7)
-    end = body + 14 + len(STAFF) * 11
+    y = body + 14 + len(STAFF) * 11
+    for k, (x, cell) in enumerate(zip(cols, WRAPPED, strict=False)):
+        at = x + 4 if k < 2 else cols[k + 1] - 4 - pymupdf.get_text_length(cell, fontsize=7)
+        page.insert_text((at, y), cell, fontsize=7)
+    page.insert_text((cols[1] + 4, y + 11), OVERFLOW, fontsize=7)  # runs on past the column's edge
+    end = y + 16
     for y in (top, body, end):
         page.draw_line((cols[0], y), (cols[-1], y))
     for x in (cols[0], cols[-1]):
@@ -90,7 +99,10 @@ def _boxed_body() -> bytes:
 @pytest.mark.parametrize("parser", ["layout", "plain"])
 def test_a_boxed_body_of_several_rows_is_read_row_by_row(parser):
     """The box's words stand in the header's columns and its lines start rows in every column: each
-    line is a row of its own, not the whole body in the first cell."""
+    line is a row of its own, not the whole body in the first cell; a description's second line longer
+    than its column stays in it."""
     text = parse_bytes("senate.pdf", _boxed_body(), settings=ParseSettings(pdf_parser=parser)).text
     for row in STAFF:
         assert "| " + " | ".join(row) + " |" in text.splitlines(), text
+    row = f"| {WRAPPED[0]} | {WRAPPED[1]} {OVERFLOW} | {WRAPPED[2]} |"
+    assert row in text.splitlines(), text
