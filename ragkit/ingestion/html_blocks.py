@@ -129,10 +129,12 @@ def _key(runs: list[str], start: int) -> str:
 
 
 def _candidates(tree: Any) -> list[Any]:
-    """Headings, captions (``<figcaption>`` or classed so) and a standfirst's paragraphs (or the
-    standfirst itself when it has none), in document order."""
+    """Headings, captions (``<figcaption>``, a table's ``<caption>`` or its title in bold just before
+    it, or classed so) and a standfirst's paragraphs (or the standfirst itself when it has none), in
+    document order."""
     found = list(tree.xpath(_HEADINGS))
-    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]")
+    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}] | //body//table/caption[{_OUTSIDE}]")
+    found += [el for el in tree.xpath(_TITLED) if _bold_title(el)]
     for el in tree.xpath(f"//body//*[@class][{_OUTSIDE}]"):
         classes = el.get("class", "").split()
         caption = el.tag in ("div", "span", "p") and any(CAPTION_CLASS.match(c) for c in classes)
@@ -142,6 +144,22 @@ def _candidates(tree: Any) -> list[Any]:
             found += el.xpath(".//p") or [el]
     inner = set(found)
     return [el for el in tree.iter() if el in inner and not any(a in inner for a in el.iterancestors())]
+
+
+#: the block just before a table (line breaks aside), where a table's title stands
+_TITLED = f"//body//table[{_OUTSIDE}]/preceding-sibling::*[not(self::br)][1]"
+
+
+def _bold_title(el: Any) -> bool:
+    """Whether ``el`` is a table's title set in bold on its own ("<center><b>Mechanical properties of
+    grade SNB22-3</b></center>" over the table): a short block all of whose text is bold."""
+    if el.tag in ("table", "script", "style", "ul", "ol") or el.xpath(".//table | .//a"):
+        return False
+    text = " ".join(shown_text(el, _BREAKS).split())
+    bold = " ".join(" ".join(shown_text(b, _BREAKS).split()) for b in el.xpath(".//b | .//strong"))
+    return (
+        bool(text) and len(text.split()) <= HEADING_WORDS and bold.replace(" ", "") == text.replace(" ", "")
+    )
 
 
 def _runs(
