@@ -156,19 +156,66 @@ def _inside(box: tuple[float, ...], region: tuple[float, ...]) -> float:
     return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
 
 
-def ruled_tables(pg: LayoutPage, found: list[Block]) -> tuple[list[tuple[int, int, str]], set[int]]:
+def ruled_tables(
+    pg: LayoutPage, found: list[Block], page: Any = None
+) -> tuple[list[tuple[int, int, str]], set[int]]:
     """Edits that put each table pdfplumber found by its ruling lines in place of the layout boxes it
     covers (more than half of a box inside the table): the first such box becomes the table, the others
-    go. Returns the edits and the start offsets of the boxes they replace."""
+    go. Given the PyMuPDF ``page``, a covered box's lines of words outside the table stay, before it or
+    after it (a report's title line the engine read into its own table over the ruled one, a caption),
+    unless the table or another box reads them. Returns the edits and the start offsets of the boxes
+    they replace."""
     edits: list[tuple[int, int, str]] = []
     used: set[int] = set()
     for t in found:
         region = t.ruled or (t.x0, t.y0, t.x1, t.y1)  # its ruled part: the engine's reading beside it stays
-        covered = [(a, b) for a, b, bbox in pg.boxes if a not in used and _inside(bbox, region) > 0.5]
-        for n, (a, b) in enumerate(sorted(covered)):
-            edits.append((a, b, t.text + "\n\n" if n == 0 else ""))
+        covered = [(a, b, bbox) for a, b, bbox in pg.boxes if a not in used and _inside(bbox, region) > 0.5]
+        others = [
+            (a, b, bbox) for a, b, bbox in pg.boxes if a not in used and all(a != c for c, _, _ in covered)
+        ]
+        whole = (t.x0, t.y0, t.x1, t.y1)  # the table's text holds the columns beside its ruled part too
+        read = _squash("".join(x.text for x in found) + "".join(pg.text[a:b] for a, b, _ in others))
+        outside = _outside(page, [bbox for _, _, bbox in covered], whole, [bbox for *_, bbox in others])
+        above, below = ([x for x in side if _WORDS.search(x) and _squash(x) not in read] for side in outside)
+        for n, (a, b, _) in enumerate(sorted(covered)):
+            text = "".join(f"{x}\n\n" for x in [*above, t.text, *below]) if n == 0 else ""
+            edits.append((a, b, text))
             used.add(a)
     return edits, used
+
+
+#: a line worth keeping beside a table: words, not a chart's tick labels ("20,000", "47.31%")
+_WORDS = re.compile(r"[^\W\d_]{2,}.*\s.*[^\W\d_]{2,}")
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
+
+
+def _outside(
+    page: Any, boxes: list[tuple[float, ...]], region: tuple[float, ...], others: list[tuple[float, ...]]
+) -> tuple[list[str], list[str]]:
+    """The level lines of text in ``boxes`` that stand outside ``region`` and in none of the ``others``
+    (the page's other boxes, read where they are): those above it, and the rest. A turned line (a
+    chart's axis title) is no line of the page's text."""
+
+    def within(x: float, y: float, box: tuple[float, ...]) -> bool:
+        return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+
+    above, below, seen = [], [], set()
+    for box in boxes:
+        for block in page.get_text("dict", clip=box, sort=True)["blocks"]:
+            for line in block.get("lines", []):
+                x0, y0, x1, y1 = line["bbox"]
+                x, y = (x0 + x1) / 2, (y0 + y1) / 2
+                if abs(line["dir"][1]) > 0.01 or (x, y) in seen or not within(x, y, box):
+                    continue
+                if any(within(x, y, r) for r in (region, *others)):
+                    continue
+                seen.add((x, y))
+                text = " ".join("".join(s["text"] for s in line["spans"]).split())
+                (above if y1 <= region[1] + 2 else below).append(text)
+    return above, below
 
 
 def _running(text: str) -> str:
@@ -264,7 +311,7 @@ def parse_layout_pages(
                 laid.append(layout_page(page) if numbered is None else LayoutPage(numbered, ()))
                 typed.append(numbered is None and typewritten(page))
                 found = plumber.tables(i, page) if numbered is None and not turned else []
-                edits.append(ruled_tables(laid[-1], found))
+                edits.append(ruled_tables(laid[-1], found, page))
             budget.add_text(len(laid[-1].text))
             if progress:
                 progress(i + 1, doc.page_count)

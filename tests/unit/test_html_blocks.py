@@ -156,11 +156,14 @@ def test_an_articles_closing_note_is_read_after_its_last_paragraph():
 def test_a_tables_title_set_in_bold_just_before_it_is_read_before_the_table():
     """An old data sheet titles each table with a bold line in a <center> between the tables; the
     extractor dropped it, and "Hardness of grade SNB22-3" was lost with the table's subject."""
-    rows = b"".join(b"<tr><td>Bars %d</td><td>%d</td><td>%d</td></tr>" % (i, 890 + i, 1000 + i) for i in range(4))
+    row = b"<tr><td>Bars %d</td><td>%d</td><td>%d</td></tr>"
+    rows = b"".join(row % (i, 890 + i, 1000 + i) for i in range(4))
     page = (
         b"<html><head><title>SNB22-3</title></head><body><h1>SNB22-3 steel</h1><p>" + SAYS + b"</p>"
         b"<center><br><br><font class='text1'><b> Hardness of grade SNB22-3 </b></font></center>"
-        b"<table border='1'><tr><td>Assortment</td><td>Brinell HBW</td><td>Vickers HV</td></tr>" + rows + b"</table>"
+        b"<table border='1'><tr><td>Assortment</td><td>Brinell HBW</td><td>Vickers HV</td></tr>"
+        + rows
+        + b"</table>"
         b"<p>" + SAYS.replace(b"This", b"Last") + b"</p></body></html>"
     )
     lines = [x for x in html_to_document("steel.html", page).text.splitlines() if x.strip()]

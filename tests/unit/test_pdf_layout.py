@@ -269,3 +269,30 @@ def test_a_paragraph_split_by_a_column_break_and_footnotes_reads_as_one():
     assert "both inline (He et al., 2010; Duma and Klein" in paper[6].text
     assert "being recognized as inline citations in papers" in paper[2].text
     assert "use these tables for corpus-level results" in paper[7].text
+
+
+def test_a_line_the_engine_read_into_its_table_over_a_ruled_one_stays():
+    """The layout engine read a report's title line ("National Weekly Ag Energy Round-Up … Fri, Feb 24,
+    2017") into the table box it found, which reached above the ruled table; the ruled table took the
+    box's place and the title was lost. Lines of the box outside the ruled table stay, before it (above
+    it) or after it; a line of another box is not read twice."""
+    import pymupdf
+
+    from ragkit.ingestion.pdf_layout import LayoutPage, ruled_tables
+    from ragkit.ingestion.pdf_tables import Block
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=400)
+    page.insert_text((20, 30), "National Weekly Ag Energy Round-Up", fontsize=10)
+    page.insert_text((400, 30), "Market News", fontsize=10)
+    page.insert_text((24, 60), "Iowa 1.35", fontsize=9)
+    page.insert_text((24, 300), "Prices in dollars per gallon", fontsize=9)
+    engine = "|National Weekly Ag Energy Round-Up|Iowa 1.35|\n\n"
+    heading = "# Market News\n\n"
+    boxes = ((0, len(heading), (390, 18, 560, 34)), (len(heading), len(heading + engine), (16, 18, 380, 310)))
+    pg = LayoutPage(heading + engine, (), boxes)
+    table = Block(16, 45, 380, 280, "| Iowa | 1.35 |\n|---|---|")
+    (edit,), used = ruled_tables(pg, [table], page)
+    assert used == {len(heading)}
+    title, rest = "National Weekly Ag Energy Round-Up\n\n", "\n\nPrices in dollars per gallon\n\n"
+    assert edit[2] == title + table.text + rest

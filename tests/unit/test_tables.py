@@ -13,7 +13,7 @@ def test_a_table_title_row_becomes_a_caption_above_the_header():
 
 
 def test_a_group_over_some_columns_is_a_header_level_not_a_title():
-    """"GPS Coordinates" spans two of four columns, over "Northing" and "Easting", and "Site No." spans
+    """ "GPS Coordinates" spans two of four columns, over "Northing" and "Easting", and "Site No." spans
     both header levels (pdfplumber reads it in the lower row): the group was lifted out as the table's
     title, and the upper header row was lost. Each header row now reads whole."""
     md = table_to_markdown(
@@ -32,8 +32,7 @@ def test_a_group_over_some_columns_is_a_header_level_not_a_title():
 def test_a_title_over_every_column_with_text_stays_a_title_beside_empty_margin_columns():
     """A Word table drawn with cell margins as columns of their own: its title spans every column that
     holds text, not all of pdfplumber's, and is still the title, not a header group."""
-    md = table_to_markdown(
-        [["", "Table 5 Public Health Outlay", None, ""], ["", "State", "Total", ""], ["", "Goa", "4,508,180", ""]]
-    )
+    title = ["", "Table 5 Public Health Outlay", None, ""]
+    md = table_to_markdown([title, ["", "State", "Total", ""], ["", "Goa", "4,508,180", ""]])
     assert md.splitlines()[0] == "Table 5 Public Health Outlay"
     assert md.splitlines()[2] == "| State | Total |"
