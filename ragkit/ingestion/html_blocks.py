@@ -70,7 +70,7 @@ def page_blocks(tree: Any) -> list[Block]:
     """The page's headings, captions and standfirst paragraphs outside navigation, footers, asides and
     its banner, in document order, each with the text that follows it; read before extraction (the
     extractor changes the tree) and before captions are made paragraphs."""
-    closing = _closing(tree)
+    closing, titles = _closing(tree), set(_table_titles(tree))
     wanted = {el: k for k, el in enumerate(_candidates(tree) + closing)}
     runs, inside, linked, ends, opens = _runs(tree, wanted)
     out = []
@@ -91,7 +91,8 @@ def page_blocks(tree: Any) -> list[Block]:
         # a heading over links heads a list of them ("More on this", "Related articles"), not a section
         starts = [k for k in starts if not (heading and k < len(runs) and linked[k])]
         after = tuple(_key(runs, start) for start in dict.fromkeys(starts))
-        out.append(Block(int(el.tag[1]) if heading else 0, text, after))
+        level = int(el.tag[1]) if heading else TITLE_LEVEL if el in titles else 0
+        out.append(Block(level, text, after))
     return out
 
 
@@ -129,12 +130,10 @@ def _key(runs: list[str], start: int) -> str:
 
 
 def _candidates(tree: Any) -> list[Any]:
-    """Headings, captions (``<figcaption>``, a table's ``<caption>`` or its title in bold just before
-    it, or classed so) and a standfirst's paragraphs (or the standfirst itself when it has none), in
-    document order."""
+    """Headings, captions (``<figcaption>`` or classed so), tables' titles and a standfirst's paragraphs
+    (or the standfirst itself when it has none), in document order."""
     found = list(tree.xpath(_HEADINGS))
-    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}] | //body//table/caption[{_OUTSIDE}]")
-    found += [el for el in tree.xpath(_TITLED) if _bold_title(el)]
+    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]") + _table_titles(tree)
     for el in tree.xpath(f"//body//*[@class][{_OUTSIDE}]"):
         classes = el.get("class", "").split()
         caption = el.tag in ("div", "span", "p") and any(CAPTION_CLASS.match(c) for c in classes)
@@ -146,8 +145,18 @@ def _candidates(tree: Any) -> list[Any]:
     return [el for el in tree.iter() if el in inner and not any(a in inner for a in el.iterancestors())]
 
 
+#: the heading level a table's title is read at: the deepest, under the section that holds the table (it
+#: heads the table's rows, so the reader reads it as their context, not as an answer of its own)
+TITLE_LEVEL = 6
 #: the block just before a table (line breaks aside), where a table's title stands
 _TITLED = f"//body//table[{_OUTSIDE}]/preceding-sibling::*[not(self::br)][1]"
+
+
+def _table_titles(tree: Any) -> list[Any]:
+    """Tables' titles: a ``<caption>``, or a line in bold on its own just before the table."""
+    return tree.xpath(f"//body//table/caption[{_OUTSIDE}]") + [
+        el for el in tree.xpath(_TITLED) if _bold_title(el)
+    ]
 
 
 def _bold_title(el: Any) -> bool:

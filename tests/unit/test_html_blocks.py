@@ -155,7 +155,8 @@ def test_an_articles_closing_note_is_read_after_its_last_paragraph():
 
 def test_a_tables_title_set_in_bold_just_before_it_is_read_before_the_table():
     """An old data sheet titles each table with a bold line in a <center> between the tables; the
-    extractor dropped it, and "Hardness of grade SNB22-3" was lost with the table's subject."""
+    extractor dropped it, and "Hardness of grade SNB22-3" was lost with the table's subject. It heads
+    the table (the deepest heading level), so the reader reads it as the rows' context."""
     row = b"<tr><td>Bars %d</td><td>%d</td><td>%d</td></tr>"
     rows = b"".join(row % (i, 890 + i, 1000 + i) for i in range(4))
     page = (
@@ -167,5 +168,5 @@ def test_a_tables_title_set_in_bold_just_before_it_is_read_before_the_table():
         b"<p>" + SAYS.replace(b"This", b"Last") + b"</p></body></html>"
     )
     lines = [x for x in html_to_document("steel.html", page).text.splitlines() if x.strip()]
-    title = lines.index("Hardness of grade SNB22-3")
+    title = lines.index("###### Hardness of grade SNB22-3")
     assert lines[title + 1].startswith("| Assortment | Brinell HBW |")
