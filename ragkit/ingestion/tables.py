@@ -41,8 +41,8 @@ def _grouped_header(rows: list[list[str | None]]) -> list[str | None] | None:
     if len(rows) < 3 or not rows[0] or len(rows[1]) != len(rows[0]):
         return None
     top = rows[0]
-    if None not in top[1:] or "" not in [(c or "").strip() if c is not None else None for c in top]:
-        return None
+    if None not in top[1:] or not any(c is not None and not c.strip() for c in top):
+        return None  # no cell spans another, or none is left empty: no group beside other labels
     spans = [j for j, c in enumerate(top) if c is not None and c.strip()]
     spanned = {
         k
