@@ -70,8 +70,8 @@ def page_blocks(tree: Any) -> list[Block]:
     """The page's headings, captions and standfirst paragraphs outside navigation, footers, asides and
     its banner, in document order, each with the text that follows it; read before extraction (the
     extractor changes the tree) and before captions are made paragraphs."""
-    closing, titles = _closing(tree), set(_table_titles(tree))
-    wanted = {el: k for k, el in enumerate(_candidates(tree) + closing)}
+    closing, titles = _closing(tree), _table_titles(tree)
+    wanted = {el: k for k, el in enumerate(_candidates(tree, titles) + closing)}
     runs, inside, linked, ends, opens = _runs(tree, wanted)
     out = []
     for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
@@ -129,11 +129,11 @@ def _key(runs: list[str], start: int) -> str:
     return key[:ANCHOR_CHARS]
 
 
-def _candidates(tree: Any) -> list[Any]:
-    """Headings, captions (``<figcaption>`` or classed so), tables' titles and a standfirst's paragraphs
-    (or the standfirst itself when it has none), in document order."""
+def _candidates(tree: Any, titles: list[Any]) -> list[Any]:
+    """Headings, captions (``<figcaption>`` or classed so), the tables' ``titles`` and a standfirst's
+    paragraphs (or the standfirst itself when it has none), in document order."""
     found = list(tree.xpath(_HEADINGS))
-    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]") + _table_titles(tree)
+    found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]") + titles
     for el in tree.xpath(f"//body//*[@class][{_OUTSIDE}]"):
         classes = el.get("class", "").split()
         caption = el.tag in ("div", "span", "p") and any(CAPTION_CLASS.match(c) for c in classes)

@@ -107,6 +107,12 @@ def part_rows(page: Any, row: Any, cells: list[str | None], parted: dict[int, Li
     first = filled[0][0][0]
     if any(t < first - SLACK for ls in filled for t, _ in ls):
         starts = [first, *starts]
+    return cut_rows(lines, starts)
+
+
+def cut_rows(lines: list[Lines], starts: list[float]) -> list[tuple[list[str | None], tuple[float, float]]]:
+    """Each row of the cells' ``lines`` that ``starts`` part (the first from the top, the last to the
+    bottom), as its cells' text and its top and bottom cut."""
     cuts = [float("-inf"), *starts, float("inf")]
     return [
         (["\n".join(t for y, t in ls if a - SLACK <= y < b - SLACK) if ls else None for ls in lines], (a, b))

@@ -167,14 +167,14 @@ def ruled_tables(
     they replace."""
     edits: list[tuple[int, int, str]] = []
     used: set[int] = set()
+    tables = _squash("".join(x.text for x in found))  # what the page's tables read
     for t in found:
         region = t.ruled or (t.x0, t.y0, t.x1, t.y1)  # its ruled part: the engine's reading beside it stays
         covered = [(a, b, bbox) for a, b, bbox in pg.boxes if a not in used and _inside(bbox, region) > 0.5]
-        others = [
-            (a, b, bbox) for a, b, bbox in pg.boxes if a not in used and all(a != c for c, _, _ in covered)
-        ]
+        starts = {a for a, _, _ in covered}
+        others = [(a, b, bbox) for a, b, bbox in pg.boxes if a not in used and a not in starts]
         whole = (t.x0, t.y0, t.x1, t.y1)  # the table's text holds the columns beside its ruled part too
-        read = _squash("".join(x.text for x in found) + "".join(pg.text[a:b] for a, b, _ in others))
+        read = tables + _squash("".join(pg.text[a:b] for a, b, _ in others))
         outside = _outside(page, [bbox for _, _, bbox in covered], whole, [bbox for *_, bbox in others])
         above, below = ([x for x in side if _WORDS.search(x) and _squash(x) not in read] for side in outside)
         for n, (a, b, _) in enumerate(sorted(covered)):

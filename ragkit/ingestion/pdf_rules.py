@@ -13,7 +13,7 @@ from typing import Any
 
 from ragkit.ingestion.bidi import logical_order, visual_glyphs
 from ragkit.ingestion.pdf_beside import beside
-from ragkit.ingestion.pdf_cells import SLACK, cell_lines, part_rows, row_starts, unmerge
+from ragkit.ingestion.pdf_cells import SLACK, cell_lines, cut_rows, part_rows, row_starts, unmerge
 from ragkit.ingestion.pdf_spans import WORD_GAP
 from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
@@ -173,12 +173,9 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
             out.append(cells)
             spans.append((up, down))
             continue
-        cuts = [float("-inf"), *starts, float("inf")]
-        for a, b in pairwise(cuts):
-            out.append([
-                "\n".join(t for y, t in ls if a - _SLACK <= y < b - _SLACK) if ls else None for ls in lines
-            ])  # fmt: skip
-            spans.append((max(a, up), min(b, down)))
+        rows = cut_rows(lines, starts)
+        out += [r for r, _ in rows]
+        spans += [(max(a, up), min(b, down)) for _, (a, b) in rows]
     return out, spans
 
 
