@@ -1,7 +1,10 @@
 """Text folded the way a person compares a quote with a page: case, spacing, dashes and hyphens, quote
 marks, ligatures and compatibility forms, vulgar fractions and Markdown markup do not count. One fold for
 every place that looks a quote up (evidence labels, the fidelity benchmark, OCR's output), so a quote
-typed from the rendered page is found in the stored reading whichever parser made it."""
+typed from the rendered page is found in the stored reading whichever parser made it. A quote is also
+found where the page sets a footnote or reference marker inside it (a wiki's "over and over.[15] This",
+a paper's raised "arXiv,² PubMed"), as people leave markers out of what they quote: the reading keeps
+them, as the page shows them, and :func:`find_folded` looks again without them."""
 
 from __future__ import annotations
 
@@ -27,6 +30,17 @@ _MARKUP = re.compile(
 )
 
 
+#: a reference or footnote marker set against the text before it: "[15]", "[3][4]", a wiki's "[a]",
+#: "[note 2]", "[citation needed]" and "[1]: 207" (a page of the source) after a word or a stop, raised
+#: digits after a letter or a stop ("arXiv,²"); not "[1] Smith" opening a list, not "x²"'s power when it
+#: is what the quote has (the first look keeps markers)
+_MARKS = re.compile(
+    r"(?<=[^\s\[\]\d])(?:\[(?:\d{1,3}|[a-z]|note \d{1,3}|citation needed)\]"
+    r"(?::\s?\d+(?:[-\u2013]\d+)?)?)+(?![\w(])"
+    r"|(?<=[^\s\d\u00b2\u00b3\u00b9\u2070-\u2079])[\u00b2\u00b3\u00b9\u2070\u2074-\u2079]+(?!\w)"
+)
+
+
 @lru_cache(maxsize=4096)
 def _char(ch: str) -> str:
     """One character folded (possibly to several, or to none)."""
@@ -38,16 +52,19 @@ def _char(ch: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def fold_with_index(text: str) -> tuple[str, tuple[int, ...]]:
+def fold_with_index(text: str, marks: bool = True) -> tuple[str, tuple[int, ...]]:
     """``text`` folded (see the module), and for each folded character the offset in ``text`` it came
-    from. Hyphens count as spaces ("ultra-high-speed" is "ultra high-speed"), whitespace runs as one."""
+    from. Hyphens count as spaces ("ultra-high-speed" is "ultra high-speed"), whitespace runs as one;
+    without ``marks``, reference and footnote markers (:data:`_MARKS`) do not count either."""
     skip = bytearray(len(text))
     for m in _MARKUP.finditer(text):
         skip[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
+    for m in () if marks else _MARKS.finditer(text):
+        skip[m.start() : m.end()] = b"\x02" * (m.end() - m.start())
     chars: list[str] = []
     index: list[int] = []
     for i, ch in enumerate(text):
-        out = (" " if ch == "|" else "") if skip[i] else _char(ch)
+        out = (" " if ch == "|" and skip[i] == 1 else "") if skip[i] else _char(ch)
         for c in out:
             if c.isspace() or c == "-":
                 if chars and chars[-1] != " ":
@@ -62,16 +79,21 @@ def fold_with_index(text: str) -> tuple[str, tuple[int, ...]]:
     return "".join(chars), tuple(index)
 
 
-def fold(text: str) -> str:
+def fold(text: str, marks: bool = True) -> str:
     """``text`` folded for comparison (see :func:`fold_with_index`)."""
-    return fold_with_index(text)[0]
+    return fold_with_index(text, marks)[0]
 
 
-def find_folded(quote: str, text: str) -> tuple[int, int] | None:
-    """``(start, end)`` in ``text`` of the first place that reads as ``quote`` once both are folded."""
-    target = fold(quote)
-    if len(target) < 3:
-        return None
-    folded, index = fold_with_index(text)
-    at = folded.find(target)
-    return None if at == -1 else (index[at], index[at + len(target) - 1] + 1)
+def find_folded(quote: str, text: str, marks: bool = False) -> tuple[int, int] | None:
+    """``(start, end)`` in ``text`` of the first place that reads as ``quote`` once both are folded; where
+    none does, of the first that does with the markers in either left out (unless ``marks``: then
+    markers count)."""
+    for keep in (True,) if marks else (True, False):
+        target = fold(quote, keep)
+        if len(target) < 3:
+            return None
+        folded, index = fold_with_index(text, keep)
+        at = folded.find(target)
+        if at != -1:
+            return index[at], index[at + len(target) - 1] + 1
+    return None

@@ -106,6 +106,24 @@ def test_quotes_match_across_dashes_hyphens_quote_marks_and_markup():
     assert fold("Source articles") != fold("Sourcearticles")  # spacing inside a word is not ignored
 
 
+def test_a_quote_is_found_where_the_page_sets_a_marker_inside_it():
+    """People leave footnote and reference markers out of what they quote; the reading keeps them as the
+    page shows them (a wiki's "over and over.[15] This", a paper's raised "arXiv,²"), and the quote was
+    not found. It is, on a second look without the markers; with ``marks`` they count."""
+    wiki = "is forced to relive the same day over and over.[15] This movie is seen as the genre.[16][17]"
+    quote = "relive the same day over and over. This movie is seen as the genre."
+    start, end = find_folded(quote, wiki)
+    assert wiki[start:end] == "relive the same day over and over.[15] This movie is seen as the genre."
+    assert find_folded(quote, wiki, marks=True) is None
+    paper = "Digital archives like arXiv,² PubMed Central,³ and the area in cm² grew."
+    assert find_folded("archives like arXiv, PubMed Central, and", paper) is not None
+    for typed in ("area in cm2 grew", "area in cm² grew"):  # a power is no marker when the quote has it
+        assert find_folded(typed, paper) is not None
+    assert fold("[1] Smith et al.", marks=False) == "[1] smith et al."  # a list's number is no marker
+    assert fold("x[3] = 10⁵", marks=False) == "x = 105"
+    assert fold("again.[1]: 207 The list[a] ends[citation needed].", marks=False) == "again. the list ends."
+
+
 def test_ocr_text_is_normalised_the_way_quotes_are_matched():
     text = normalise_ocr("The ﬁrst classi-\nfication of ultra‐high‐speed links.\n\nThe classification held.")
     assert "first classification" in text and "ultra-high-speed" in text
