@@ -19,6 +19,7 @@ from ragkit.ingestion.html_blocks import CAPTION_CLASS, CAPTION_WORDS, page_bloc
 from ragkit.ingestion.html_repair import (
     drop_hidden,
     flatten_cells,
+    indents_dropped,
     join_split_bodies,
     styled_blocks,
     unquote_tables,
@@ -303,7 +304,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     if url:
         info["url"] = url
     # trafilatura ends table rows with a space: strip line ends, so tables are plain Markdown
-    lines = (line.rstrip() for line in _unescape(text.replace("\r\n", "\n")).splitlines())
+    lines = (line.rstrip() for line in indents_dropped(_unescape(text.replace("\r\n", "\n"))).splitlines())
     text = "\n".join(lines).strip()
     # the article's headline and byline, when the extractor took the body without them; then the
     # headings, captions and standfirst it dropped, each before the text that follows it on the page

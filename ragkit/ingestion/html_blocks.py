@@ -1,12 +1,12 @@
 """What the page shows that the extractor dropped, put back where it stood: section headings, picture
-captions, an article's standfirst and its closing note (its own footer's "Posted by …"). When
-trafilatura finds no article container it recovers the page's paragraphs, tables and lists but not one
-heading (a blog post read with none of its nine headings); a caption or standfirst set between a
-headline and the body is outside the container it reads. Each such block is read from the tree before
-extraction with the text that follows it, and a block the reading lacks goes back in front of the first
-line that opens with that text. A block none of whose following text the reading holds (a sidebar's
-"Related posts") stays out. An article's closing note has no text after it in the article, so it goes
-after the line that ends with the text before it."""
+captions, notes set apart (a wiki's hatnote), an article's standfirst and its closing note (its own
+footer's "Posted by …"). When trafilatura finds no article container it recovers the page's paragraphs,
+tables and lists but not one heading (a blog post read with none of its nine headings); a caption or
+standfirst set between a headline and the body is outside the container it reads. Each such block is
+read from the tree before extraction with the text that follows it, and a block the reading lacks goes
+back in front of the first line that opens with that text. A block none of whose following text the
+reading holds (a sidebar's "Related posts") stays out. An article's closing note has no text after it in
+the article, so it goes after the line that ends with the text before it."""
 
 from __future__ import annotations
 
@@ -41,6 +41,9 @@ _HEADINGS = "|".join(f"//body//h{n}[{_OUTSIDE}]" for n in range(1, 7))
 #: its wrapper ("dnd-caption-wrapper", "has-caption")
 CAPTION_CLASS = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
 _STANDFIRST = re.compile(r"standfirst|\bdek\b|\bdeck\b|sub-?title", re.I)
+#: a note set apart from the running text (``role="note"``: a wiki's hatnote, "This is a dynamic list and
+#: may never …"), which extractors drop for its "navigation-…" class; only one of a paragraph's length
+_NOTE = f"//body//*[@role='note'][{_OUTSIDE}][not(.//table) and not(.//ul) and not(.//ol)]"
 #: an article's closing note: a paragraph in a footer of the <article> itself (the page's footer is not)
 _CLOSING = "//body//article//footer//p[not(ancestor::nav) and not(ancestor::aside)]"
 #: what stands between a note's trailing links ("Order Reprints | Today's Paper")
@@ -130,9 +133,9 @@ def _key(runs: list[str], start: int) -> str:
 
 
 def _candidates(tree: Any, titles: list[Any]) -> list[Any]:
-    """Headings, captions (``<figcaption>`` or classed so), the tables' ``titles`` and a standfirst's
-    paragraphs (or the standfirst itself when it has none), in document order."""
-    found = list(tree.xpath(_HEADINGS))
+    """Headings, captions (``<figcaption>`` or classed so), the tables' ``titles``, notes (:data:`_NOTE`)
+    and a standfirst's paragraphs (or the standfirst itself when it has none), in document order."""
+    found = list(tree.xpath(_HEADINGS)) + tree.xpath(_NOTE)
     found += tree.xpath(f"//body//figcaption[{_OUTSIDE}]") + titles
     for el in tree.xpath(f"//body//*[@class][{_OUTSIDE}]"):
         classes = el.get("class", "").split()
@@ -220,8 +223,10 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
     lines = {fold(line).replace(" ", "") for line in text.splitlines()}
     inserts: dict[int, list[str]] = {}
     for b in blocks:
-        mine = fold(b.text).replace(" ", "")  # "Alternatives[edit]" is "Alternatives [ edit ]"
-        if (mine in lines) if b.level else (mine in flat):
+        # as its own text or as its line: a heading "### 5. Beware …" folds with its number, the same text
+        # opening a line as a list item without; "Alternatives[edit]" is "Alternatives [ edit ]"
+        mine = fold(b.text).replace(" ", "")
+        if (mine in lines or fold(b.line).replace(" ", "") in lines) if b.level else (mine in flat):
             continue
         at = next((s for key in b.after if len(key) >= ANCHOR_MIN
                    if (s := _line_opening(text, flat, [index[k] for k in dense], key)) is not None),

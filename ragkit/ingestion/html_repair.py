@@ -157,6 +157,32 @@ def drop_hidden(tree: Any) -> int:
     return len(gone)
 
 
+#: a list item's marker alone on its line, its text on the next ("2." | "   ^ English is …")
+_BARE_MARKER = re.compile(r"^(\d+[.)]|[-*+])[ \t]*$")
+
+
+def indents_dropped(markdown: str) -> str:
+    """The extractor's Markdown without the page's indentation: a line's leading white space, which a
+    pretty-printed page's source puts there and the page does not show ("which" + a line break + 18
+    spaces + "is"), goes (outside code fences); a list item's marker left alone on its line is joined to
+    its text. Done on the reading, not on the page's tree: the extractor weighs the tree's white space
+    in finding the main text (collapsed there, a shop page lost its description)."""
+    out: list[str] = []
+    fenced = False
+    for line in markdown.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            out.append(line)
+            continue
+        if fenced or not line[:1].isspace():
+            out.append(line)
+        elif out and _BARE_MARKER.match(out[-1]) and line.strip():
+            out[-1] = f"{out[-1].rstrip()} {line.strip()}"
+        else:
+            out.append(line.lstrip())
+    return "\n".join(out)
+
+
 #: what breaks a line inside a table cell: its text is read with a space there
 CELL_BLOCKS = frozenset({"div", "p", "ul", "ol", "li", "dl", "dt", "dd", "br", "blockquote", "h1", "h2", "h3",
                          "h4", "h5", "h6", "section", "hr"})  # fmt: skip

@@ -170,3 +170,35 @@ def test_a_tables_title_set_in_bold_just_before_it_is_read_before_the_table():
     lines = [x for x in html_to_document("steel.html", page).text.splitlines() if x.strip()]
     title = lines.index("###### Hardness of grade SNB22-3")
     assert lines[title + 1].startswith("| Assortment | Brinell HBW |")
+
+
+def test_a_note_set_apart_above_the_lead_is_read_before_it():
+    """A wiki's hatnote (``role="note"``, classed "navigation-not-searchable") shows above the lead, and
+    the extractor dropped it for its class: "This is a dynamic list and may never …" was not in the
+    reading. A note holding a table or a list (a navigation box) stays out."""
+    page = (
+        b"<html><head><title>List of films featuring time loops</title></head><body><main>"
+        b"<h1>List of films featuring time loops</h1><div class='mw-parser-output'>"
+        b"<div role='note' class='hatnote navigation-not-searchable'>This is a <a href='/d'>dynamic list</a> "
+        b"and may never be able to satisfy particular standards for completeness.</div>"
+        b"<div role='note' class='navbox'><ul><li><a href='/a'>Time travel films</a></li></ul></div>"
+        b"<p>" + SAYS + b"</p><p>" + SAYS.replace(b"This", b"Next") + b"</p></div></main></body></html>"
+    )
+    text = html_to_document("loops.html", page).text
+    note = "This is a dynamic list and may never be able to satisfy particular standards for completeness."
+    assert note in text.splitlines()
+    assert text.index(note) < text.index("This week")
+    assert "Time travel films" not in text
+
+
+def test_a_numbered_heading_the_reading_holds_is_not_added_twice():
+    """ "### 5. Beware the wall-mounted hairdryer" folds without its "5." only where it opens a line (a
+    list item's number), so the heading seemed missing and was put in again under itself: on 8 of 315
+    pages, every numbered heading twice."""
+    from trafilatura.utils import load_html
+
+    page = b"<html><body><div><h3>5. Beware the hairdryer</h3><p>" + SAYS + b"</p></div></body></html>"
+    reading = "### 5. Beware the hairdryer\n\n" + SAYS.decode()
+    assert restore_blocks(reading, page_blocks(load_html(page))) == reading
+    as_item = "5. Beware the hairdryer\n\n" + SAYS.decode()  # the same text read as a list item
+    assert restore_blocks(as_item, page_blocks(load_html(page))) == as_item

@@ -108,3 +108,24 @@ def test_a_data_table_inside_a_layout_table_or_a_blockquote_keeps_its_rows():
     for body in (nested, quoted):
         text = html_to_document("lwn.html", _page(body)).text
         assert "| 4.1.6 | April 2014 |" in text, text
+
+
+def test_a_pretty_printed_pages_indentation_is_not_read_but_code_keeps_its_own():
+    """A pretty-printed wiki's footnotes read "2." alone on a line, then 36 spaces and "^ English is …",
+    and a paragraph went on after its bold words on a line indented by 18 spaces: white space of the
+    page's source that the page does not show. A code block keeps its indentation."""
+    page = (
+        b"<html><head><title>New Zealand</title></head><body><article><h1>New Zealand</h1>"
+        + PROSE
+        + b"<p>This <b>list of films</b> in which\n                  the day is repeatedly resetting "
+        b"is long enough to be read as the article's text.</p>"
+        b"<ol><li>One note that is long enough to read as a note of the article.</li><li>\n"
+        b"                                    <span>^</span> English is a <i>de facto</i> official language "
+        b"due to its widespread use.</li></ol>"
+        b"<pre><code>def f():\n    return 1\n</code></pre></article></body></html>"
+    )
+    text = html_to_document("nz.html", page).text
+    assert "2. ^ English is a *de facto* official language due to its widespread use." in text.splitlines()
+    assert not [x for x in text.splitlines() if x[:1].isspace() and "return 1" not in x]
+    assert "    return 1" in text.splitlines()
+    assert "in which\nthe day is repeatedly" in text or "in which the day is repeatedly" in text
