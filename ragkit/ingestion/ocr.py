@@ -22,6 +22,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
 from ragkit.ingestion.ocr_boxes import Box, box_rows, inside, ruled_boxes
+from ragkit.ingestion.pdf_columns import continues
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
@@ -235,6 +236,7 @@ def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
     ``boxes`` (a region and its own reading) replaces the words inside it, its text placed where the
     first of them was read (at the end when there were none)."""
     paragraphs: dict[tuple[int, int], dict[int, list[str]]] = {}
+    spans: dict[tuple[int, int], tuple[int, int]] = {}  # each paragraph's top and bottom
     confs: list[float] = []
     first: dict[int, tuple[int, int]] = {}
     for (x, y), r in _words(tsv):
@@ -247,15 +249,42 @@ def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
         if conf >= 0:
             confs.append(conf)
         paragraphs.setdefault(key, {}).setdefault(int(r["line_num"]), []).append(r["text"].strip())
+        top, bottom = spans.get(key, (1 << 30, -1))
+        spans[key] = (min(top, int(r["top"])), max(bottom, int(r["top"]) + int(r["height"])))
     pieces = [
-        ((key, 1), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())))
+        ((key, 1), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())), spans[key])
         for key, lines in paragraphs.items()
     ]
-    pieces += [((first.get(k, (1 << 30, k)), 0), read.text) for k, (_, read) in enumerate(boxes)]
+    pieces += [((first.get(k, (1 << 30, k)), 0), read.text, None) for k, (_, read) in enumerate(boxes)]
     total = sum(confs) + sum(read.confidence * read.words for _, read in boxes)
     count = len(confs) + sum(read.words for _, read in boxes)
-    text = "\n\n".join(t for _, t in sorted(pieces) if t)
-    return OcrPage(text, round(total / count, 1) if count else 0.0, count)
+    ordered = _sentences_whole([(t, span) for _, t, span in sorted(pieces, key=lambda p: p[0]) if t])
+    return OcrPage("\n\n".join(ordered), round(total / count, 1) if count else 0.0, count)
+
+
+def _sentences_whole(pieces: list[tuple[str, tuple[int, int] | None]]) -> list[str]:
+    """The paragraphs' texts in Tesseract's order, except a paragraph it read between a sentence and the
+    sentence's end (a column's foot, then the next column's head) when it stands below where that
+    sentence ends: it goes before the first later paragraph that stands below it. A two-column brochure
+    read "… within a sequence," | "Additional Features" (the heading under both columns) | "simply use
+    LOCATE …". A sentence a column break cut (its end starts higher than its start ends) is then one
+    paragraph again.
+    ``pieces`` are (text, (top, bottom)), a ruled box's reading with no span."""
+    out = list(pieces)
+    k = 0
+    while k + 2 < len(out):
+        (before, _), (_, mid), (after, end_span) = out[k], out[k + 1], out[k + 2]
+        if mid is not None and end_span is not None and end_span[1] <= mid[0] and continues(before, after):
+            later = range(k + 3, len(out))
+            below = next((j for j in later if (s := out[j][1]) is not None and s[0] >= mid[1]), len(out))
+            out.insert(below - 1, out.pop(k + 1))
+        k += 1
+    texts = [t for t, _ in out]
+    for k in range(len(out) - 1, 0, -1):  # a sentence a column break cut is one paragraph again
+        (before, above), (after, span) = out[k - 1], out[k]
+        if above is not None and span is not None and span[0] < above[1] and continues(before, after):
+            texts[k - 1 : k + 1] = [f"{texts[k - 1]} {texts[k]}"]
+    return texts
 
 
 def ocr_pages(
