@@ -236,7 +236,7 @@ def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
     ``boxes`` (a region and its own reading) replaces the words inside it, its text placed where the
     first of them was read (at the end when there were none)."""
     paragraphs: dict[tuple[int, int], dict[int, list[str]]] = {}
-    spans: dict[tuple[int, int], tuple[int, int]] = {}  # each paragraph's top and bottom
+    spans: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # each paragraph's top, bottom, left, right
     confs: list[float] = []
     first: dict[int, tuple[int, int]] = {}
     for (x, y), r in _words(tsv):
@@ -249,8 +249,14 @@ def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
         if conf >= 0:
             confs.append(conf)
         paragraphs.setdefault(key, {}).setdefault(int(r["line_num"]), []).append(r["text"].strip())
-        top, bottom = spans.get(key, (1 << 30, -1))
-        spans[key] = (min(top, int(r["top"])), max(bottom, int(r["top"]) + int(r["height"])))
+        top, bottom, left, right = spans.get(key, (1 << 30, -1, 1 << 30, -1))
+        x0, y0 = int(r["left"]), int(r["top"])
+        spans[key] = (
+            min(top, y0),
+            max(bottom, y0 + int(r["height"])),
+            min(left, x0),
+            max(right, x0 + int(r["width"])),
+        )
     pieces = [
         ((key, 1), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())), spans[key])
         for key, lines in paragraphs.items()
@@ -262,14 +268,14 @@ def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
     return OcrPage("\n\n".join(ordered), round(total / count, 1) if count else 0.0, count)
 
 
-def _sentences_whole(pieces: list[tuple[str, tuple[int, int] | None]]) -> list[str]:
+def _sentences_whole(pieces: list[tuple[str, tuple[int, int, int, int] | None]]) -> list[str]:
     """The paragraphs' texts in Tesseract's order, except a paragraph it read between a sentence and the
     sentence's end (a column's foot, then the next column's head) when it stands below where that
     sentence ends: it goes before the first later paragraph that stands below it. A two-column brochure
     read "… within a sequence," | "Additional Features" (the heading under both columns) | "simply use
-    LOCATE …". A sentence a column break cut (its end starts higher than its start ends) is then one
-    paragraph again.
-    ``pieces`` are (text, (top, bottom)), a ruled box's reading with no span."""
+    LOCATE …". A sentence a column break cut (its end stands right of it and starts higher than its start
+    ends) is then one paragraph again.
+    ``pieces`` are (text, (top, bottom, left, right)), a ruled box's reading with no span."""
     out = list(pieces)
     k = 0
     while k + 2 < len(out):
@@ -282,7 +288,8 @@ def _sentences_whole(pieces: list[tuple[str, tuple[int, int] | None]]) -> list[s
     texts = [t for t, _ in out]
     for k in range(len(out) - 1, 0, -1):  # a sentence a column break cut is one paragraph again
         (before, above), (after, span) = out[k - 1], out[k]
-        if above is not None and span is not None and span[0] < above[1] and continues(before, after):
+        column = span is not None and above is not None and span[0] < above[1] and span[2] >= above[3]
+        if column and continues(before, after):  # the next column's head, right of it and higher
             texts[k - 1 : k + 1] = [f"{texts[k - 1]} {texts[k]}"]
     return texts
 
