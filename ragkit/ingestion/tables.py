@@ -11,7 +11,9 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
     grouped = _grouped_header(rows)
     if grouped:
-        rows = [grouped, *rows[1:]]
+        # the row labels' header spanning both levels ("Indicators" over "TOTAL | RURAL"): in both rows
+        lower = [grouped[0], *rows[1][1:]] if rows[1][0] is None and (grouped[0] or "").strip() else rows[1]
+        rows = [grouped, lower, *rows[2:]]
     clean = [[_cell(c) for c in row] for row in _explode_stacked_rows(rows)]
     clean = [row for row in clean if any(row)]
     if not clean:
@@ -85,14 +87,18 @@ def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
     that only wrap the line above ("Number of\\nparticipants" beside "Females\\n(%)") stay one row.
     """
     out: list[list[str]] = []
-    for row in rows:
+    for n, row in enumerate(rows):
         if not row:
             continue
         cells = [(c or "").strip() for c in row]
         lines = [c.split("\n") if c else [] for c in cells]
         counts = {len(ls) for ls in lines if ls}
         filled = sum(1 for ls in lines if ls)
-        if len(counts) == 1 and filled >= 2 and (k := counts.pop()) > 1:
+        if n == 0 and not cells[0] and len(rows) > 2:
+            # a header over its corner's empty cell, more rows ruled below it: a label set in lines
+            # ("Launch:" over "May 21, 2009") is one cell; stacked rows have a row label in that corner
+            out.append([" ".join(c.split()) for c in cells])
+        elif len(counts) == 1 and filled >= 2 and (k := counts.pop()) > 1:
             stacked = [[ls[i].strip() if ls else "" for ls in lines] for i in range(k)]
             out.extend(row for _, row in join_wrapped(stacked))
         else:

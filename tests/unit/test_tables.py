@@ -29,6 +29,25 @@ def test_a_group_over_some_columns_is_a_header_level_not_a_title():
     assert lines[3] == "| 7 | Sumas River @ Vye Road | 5429644 | 556907 |"
 
 
+def test_a_row_labels_header_read_in_the_upper_level_heads_both():
+    """The district health table's "Indicators" spans both header levels and pdfplumber reads it in the
+    upper row, None below (once the shaded cells' padding no longer cut the header): the lower level
+    read "|  | TOTAL | RURAL |". It heads both rows, as when it is read in the lower row."""
+    md = table_to_markdown(
+        [
+            ["Indicators", "DLHS-4 (2012-13)", None, "", "DLHS-3 (2007-08)", None],
+            [None, "TOTAL", "RURAL", "", "TOTAL", "RURAL"],
+            ["Children age 0-5 months exclusively breastfed", "76.9", "80.0", "", "NA", "NA"],
+        ]
+    )
+    lines = md.splitlines()
+    assert (
+        lines[0]
+        == "| Indicators | DLHS-4 (2012-13) | DLHS-4 (2012-13) | DLHS-3 (2007-08) | DLHS-3 (2007-08) |"
+    )
+    assert lines[2] == "| Indicators | TOTAL | RURAL | TOTAL | RURAL |"
+
+
 def test_a_title_over_every_column_with_text_stays_a_title_beside_empty_margin_columns():
     """A Word table drawn with cell margins as columns of their own: its title spans every column that
     holds text, not all of pdfplumber's, and is still the title, not a header group."""

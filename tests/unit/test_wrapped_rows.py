@@ -92,6 +92,20 @@ def test_a_two_line_header_stacked_in_one_pdfplumber_row_stays_one_row():
     assert "| Alabama | 18,870 |" in stacked and "| Alaska | 209 |" in stacked
 
 
+def test_a_header_over_an_empty_corner_set_in_lines_is_one_row():
+    """An annual report's header cells each hold a label and a date ("Launch:" over "May 21, 2009"),
+    ruled as one row over an empty corner cell; every cell holding two lines, they were split into two
+    header rows. Stacked rows of figures have their row labels in that corner, and stay rows."""
+    md = table_to_markdown([
+        ["", "Launch:\nMay 21, 2009", "1 Year:\nMay 21, 2010"],
+        ["Total data sets available", "47", "272,768"],
+        ["Data set downloads", "0", "652,412"],
+    ])  # fmt: skip
+    assert md.splitlines()[0] == "|  | Launch: May 21, 2009 | 1 Year: May 21, 2010 |"
+    stacked = table_to_markdown([["Alabama\nAlaska", "18,870\n209"], ["Arizona", "7"], ["Arkansas", "9"]])
+    assert "| Alabama | 18,870 |" in stacked and "| Alaska | 209 |" in stacked
+
+
 def test_a_header_cell_wrapped_onto_a_capitalised_second_line_is_one_row():
     """A header's second line starts with a capital ("Improved" over "Speed"): the lower-case test for a
     continuation missed it, and the header read as two rows. Only in the header, over the first row of
