@@ -33,13 +33,25 @@ def english_words() -> frozenset[str]:
     return _WORD_LIST
 
 
+#: endings a word list of whole words often lacks the derived word for ("read" but not "readable")
+_SUFFIXES = ("able", "ible", "ing", "ed", "er", "ly", "ness", "ment", "es", "s")
+
+
+def _worded(word: str, words: frozenset[str]) -> bool:
+    """Whether ``word`` is in ``words`` or is one of them with a common ending ("readable": "read")."""
+    return word in words or any(
+        word.endswith(s) and len(word) - len(s) >= 3 and word[: -len(s)] in words for s in _SUFFIXES
+    )
+
+
 class _Hyphenation:
     """Re-joins words hyphenated at a line end only where the joined word is the more plausible one.
 
     For ``X-⏎Y``, the first rule that applies: join if ``XY`` occurs elsewhere in the document; keep
     ``X-Y`` if that hyphenated form occurs elsewhere; join if ``XY`` is in the word list; keep the hyphen
     after an acronym ("GROBID-parsed"); join if a known word starts like ``XY`` ("lever-aging":
-    "leverage"); keep the hyphen if ``X`` and ``Y`` are both words (a compound: "aggressively-cleaned");
+    "leverage"); keep the hyphen if ``X`` and ``Y`` are both words, ``Y`` perhaps with a common ending
+    the list lacks (a compound: "aggressively-cleaned", "machine-readable");
     otherwise join (a syllable break: "classi-fication").
     """
 
@@ -70,7 +82,7 @@ class _Hyphenation:
             return f"{x}-{y}"
         if len(ly) >= 3 and self._known_prefix(lx + ly[:2]):
             return x + y
-        if len(lx) > 1 and len(ly) > 1 and lx in words and ly in words:
+        if len(lx) > 1 and len(ly) > 1 and lx in words and _worded(ly, words):
             return f"{x}-{y}"
         return x + y
 

@@ -15,6 +15,15 @@ def test_line_end_hyphens_are_rejoined_only_where_the_word_is_plausible():
     assert seen.join_lines("well-\nknown") == "well-known"  # the hyphenated form occurs elsewhere
 
 
+def test_a_compound_whose_second_word_the_list_lacks_keeps_its_hyphen():
+    """An annual report's "high-value, machine-⏎readable data sets" read "machinereadable": the word list
+    (whole words of a tokenizer's vocabulary) holds "read" but not "readable". A word with a common
+    ending on a listed stem is a word; a syllable break still joins."""
+    h = _Hyphenation(["Data.gov increases public access to data sets."])
+    assert h.join_lines("machine-\nreadable data") == "machine-readable data"
+    assert h.join_lines("classi-\nfication of papers") == "classification of papers"
+
+
 def test_a_heading_set_in_capitals_is_rejoined_like_lower_case():
     """A scanned regulation's "PART 2—APPOINTMENT …; RE-⏎LATED MATTERS": the capitals' break joins where
     the word is known, and an acronym's compound keeps its hyphen."""
