@@ -174,9 +174,15 @@ def ruled_tables(
         starts = {a for a, _, _ in covered}
         others = [(a, b, bbox) for a, b, bbox in pg.boxes if a not in used and a not in starts]
         whole = (t.x0, t.y0, t.x1, t.y1)  # the table's text holds the columns beside its ruled part too
-        read = tables + _squash("".join(pg.text[a:b] for a, b, _ in others))
-        outside = _outside(page, [bbox for _, _, bbox in covered], whole, [bbox for *_, bbox in others])
-        above, below = ([x for x in side if _WORDS.search(x) and _squash(x) not in read] for side in outside)
+        *outside, within = _outside(
+            page, [bbox for _, _, bbox in covered], whole, [bbox for *_, bbox in others]
+        )
+        # a line another box stands over is read there (``_outside``); one a table reads, in the table
+        above, below = (
+            [x for x in side if _WORDS.search(x) and _squash(x) not in tables] for side in outside
+        )
+        # words inside the table's box that no cell read (a drawing's labels where its grid made a table)
+        below += [x for x in within if _LETTERS.search(x) and not _read_any(x, tables)]
         for n, (a, b, _) in enumerate(sorted(covered)):
             text = "".join(f"{x}\n\n" for x in [*above, t.text, *below]) if n == 0 else ""
             edits.append((a, b, text))
@@ -186,6 +192,13 @@ def ruled_tables(
 
 #: a line worth keeping beside a table: words, not a chart's tick labels ("20,000", "47.31%")
 _WORDS = re.compile(r"[^\W\d_]{2,}.*\s.*[^\W\d_]{2,}")
+_LETTERS = re.compile(r"[^\W\d_]{2,}")
+
+
+def _read_any(line: str, tables: str) -> bool:
+    """Whether any word of ``line`` (two letters or more) is in ``tables`` (the page's tables, squashed):
+    a line inside a table's box with none of them is text its cells left out."""
+    return any(_squash(w) in tables for w in _LETTERS.findall(line))
 
 
 def _squash(text: str) -> str:
@@ -194,15 +207,15 @@ def _squash(text: str) -> str:
 
 def _outside(
     page: Any, boxes: list[tuple[float, ...]], region: tuple[float, ...], others: list[tuple[float, ...]]
-) -> tuple[list[str], list[str]]:
-    """The level lines of text in ``boxes`` that stand outside ``region`` and in none of the ``others``
-    (the page's other boxes, read where they are): those above it, and the rest. A turned line (a
-    chart's axis title) is no line of the page's text."""
+) -> tuple[list[str], list[str], list[str]]:
+    """The level lines of text in ``boxes`` that stand in none of the ``others`` (the page's other boxes,
+    read where they are): those above ``region``, those below or beside it, and those inside it. A turned
+    line (a chart's axis title) is no line of the page's text."""
 
     def within(x: float, y: float, box: tuple[float, ...]) -> bool:
         return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
-    above, below, seen = [], [], set()
+    above, below, inside, seen = [], [], [], set()
     for box in boxes:
         for block in page.get_text("dict", clip=box, sort=True)["blocks"]:
             for line in block.get("lines", []):
@@ -210,12 +223,12 @@ def _outside(
                 x, y = (x0 + x1) / 2, (y0 + y1) / 2
                 if abs(line["dir"][1]) > 0.01 or (x, y) in seen or not within(x, y, box):
                     continue
-                if any(within(x, y, r) for r in (region, *others)):
+                if any(within(x, y, r) for r in others):
                     continue
                 seen.add((x, y))
                 text = " ".join("".join(s["text"] for s in line["spans"]).split())
-                (above if y1 <= region[1] + 2 else below).append(text)
-    return above, below
+                (inside if within(x, y, region) else above if y1 <= region[1] + 2 else below).append(text)
+    return above, below, inside
 
 
 def _running(text: str) -> str:

@@ -296,3 +296,29 @@ def test_a_line_the_engine_read_into_its_table_over_a_ruled_one_stays():
     assert used == {len(heading)}
     title, rest = "National Weekly Ag Energy Round-Up\n\n", "\n\nPrices in dollars per gallon\n\n"
     assert edit[2] == title + table.text + rest
+
+
+def test_a_drawings_labels_beside_and_inside_its_grid_read_as_a_table_are_kept():
+    """A figure's zone grid ruled like a table (its numbered cells), with "Base Station" and a legend set
+    inside and beside the grid: the labels were lost, because the page's prose says "the base station"
+    elsewhere and a label inside the table's box was taken as the table's. Lines no cell reads stay
+    after the table; the table's own words are not read twice."""
+    import pymupdf
+
+    from ragkit.ingestion.pdf_layout import LayoutPage, ruled_tables
+    from ragkit.ingestion.pdf_tables import Block
+
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=400)
+    page.insert_text((20, 30), "Each zone head routes the data to the base station.", fontsize=10)
+    for k, x in enumerate((74, 116, 156)):
+        page.insert_text((x, 90), str(k), fontsize=8)
+    page.insert_text((100, 130), "Base Station", fontsize=8)  # inside the grid, in no cell
+    page.insert_text((250, 110), "Member Node", fontsize=8)  # beside it
+    prose = "Each zone head routes the data to the base station.\n\n"
+    picture = "0 1 2 Base Station Member Node\n\n"
+    boxes = ((0, len(prose), (16, 18, 400, 34)), (len(prose), len(prose + picture), (60, 70, 300, 150)))
+    pg = LayoutPage(prose + picture, (), boxes, ("text", "picture"))
+    table = Block(64, 78, 232, 146, "| 0 | 1 | 2 |\n|---|---|---|")
+    (edit,), _ = ruled_tables(pg, [table], page)
+    assert edit[2] == table.text + "\n\nMember Node\n\nBase Station\n\n"
