@@ -15,7 +15,7 @@ from ragkit.core.folding import fold
 from ragkit.core.hashing import sha256_bytes
 from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
-from ragkit.ingestion.html_blocks import CAPTION_CLASS, CAPTION_WORDS, page_blocks, restore_blocks
+from ragkit.ingestion.html_blocks import CAPTION_CLASS, CAPTION_WORDS, STANDFIRST, page_blocks, restore_blocks
 from ragkit.ingestion.html_repair import (
     drop_hidden,
     flatten_cells,
@@ -123,6 +123,9 @@ def title_block(tree: Any) -> list[str]:
     title = " ".join(" ".join(h1.itertext()).split())
     if title:
         out.append(f"# {title}")
+    dek = _dek(h1)
+    if dek:
+        out.append(dek)
     for el in h1.xpath("following::*[@class or @id][position() <= 40]"):
         tag = f"{el.get('class', '')} {el.get('id', '')}".lower()
         text = " ".join(" ".join(el.itertext()).split())
@@ -131,6 +134,24 @@ def title_block(tree: Any) -> list[str]:
             out.append(text)
             break
     return out
+
+
+def _dek(h1: Any) -> str:
+    """The headline's subtitle set just under it: the next block, when the page marks it as the article's
+    description or standfirst (``itemprop="description"``, a "dek" class) or it is a subheading in the
+    headline's own ``<header>`` ("Turning your rented space into a smart home can be tricky; we have some
+    advice." under Ars Technica's headline); "" when there is none."""
+    el = h1.getnext()
+    while el is not None and not isinstance(el.tag, str):
+        el = el.getnext()
+    if el is None or el.tag not in ("h2", "h3", "p", "div"):
+        return ""
+    text = " ".join(" ".join(el.itertext()).split())
+    marked = el.get("itemprop") in ("description", "alternativeHeadline") or STANDFIRST.search(
+        el.get("class", "")
+    )
+    under = el.tag in ("h2", "h3") and h1.getparent() is not None and h1.getparent().tag == "header"
+    return text if (marked or under) and 0 < len(text.split()) <= CAPTION_WORDS else ""
 
 
 _CROSSED = ("s", "del", "strike")

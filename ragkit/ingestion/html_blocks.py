@@ -40,7 +40,7 @@ _HEADINGS = "|".join(f"//body//h{n}[{_OUTSIDE}]" for n in range(1, 7))
 #: a class that marks a picture's caption ("thumbcaption", "wp-caption-text", "media-caption__text"), not
 #: its wrapper ("dnd-caption-wrapper", "has-caption")
 CAPTION_CLASS = re.compile(r"^(?!has-)(?:[\w-]*[-_])?(?:thumb)?caption(?:[-_]+text)?$", re.I)
-_STANDFIRST = re.compile(r"standfirst|\bdek\b|\bdeck\b|sub-?title", re.I)
+STANDFIRST = re.compile(r"standfirst|\bdek\b|\bdeck\b|sub-?title", re.I)
 #: a note set apart from the running text (``role="note"``: a wiki's hatnote, "This is a dynamic list and
 #: may never …"), which extractors drop for its "navigation-…" class; only one of a paragraph's length
 _NOTE = f"//body//*[@role='note'][{_OUTSIDE}][not(.//table) and not(.//ul) and not(.//ol)]"
@@ -142,7 +142,7 @@ def _candidates(tree: Any, titles: list[Any]) -> list[Any]:
         caption = el.tag in ("div", "span", "p") and any(CAPTION_CLASS.match(c) for c in classes)
         if caption and not el.xpath("ancestor::figcaption or ancestor::p"):
             found.append(el)
-        elif _STANDFIRST.search(el.get("class", "")) and not el.xpath("ancestor::p"):
+        elif STANDFIRST.search(el.get("class", "")) and not el.xpath("ancestor::p"):
             found += el.xpath(".//p") or [el]
     inner = set(found)
     return [el for el in tree.iter() if el in inner and not any(a in inner for a in el.iterancestors())]

@@ -202,3 +202,24 @@ def test_a_numbered_heading_the_reading_holds_is_not_added_twice():
     assert restore_blocks(reading, page_blocks(load_html(page))) == reading
     as_item = "5. Beware the hairdryer\n\n" + SAYS.decode()  # the same text read as a list item
     assert restore_blocks(as_item, page_blocks(load_html(page))) == as_item
+
+
+def test_the_headlines_subtitle_in_its_header_is_read_under_it():
+    """Ars Technica sets its dek as an ``<h2 itemprop="description">`` under the headline, in the
+    article's header: the extractor dropped both, and only the headline was put back. A section's first
+    heading under a headline in the body is no subtitle."""
+    page = (
+        b"<html><head><title>The connected renter</title></head><body><article class='article-single'>"
+        b"<header class='article-header'><h1>The connected renter</h1>"
+        b"<h2 itemprop='description'>Turning your rented space into a smart home can be tricky.</h2>"
+        b"<section class='post-meta'><a href='/author'>Valentina Palladino</a> - <time>Aug 10, 2016</time>"
+        b"</section></header>"
+        b"<div itemprop='articleBody'><p>" + SAYS + b"</p><p>" + SAYS.replace(b"This", b"Next") + b"</p>"
+        b"</div></article></body></html>"
+    )
+    lines = [x for x in html_to_document("ars.html", page).text.splitlines() if x]
+    assert lines[0] == "# The connected renter"
+    assert lines[1].lstrip("# ") == "Turning your rented space into a smart home can be tricky."
+    body = b"<html><body><main><h1>Guide</h1><h2>Install</h2><p>" + SAYS + b"</p></main></body></html>"
+    text = html_to_document("guide.html", body).text
+    assert text.count("Install") == 1
