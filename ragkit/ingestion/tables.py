@@ -14,6 +14,7 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
         # the row labels' header spanning both levels ("Indicators" over "TOTAL | RURAL"): in both rows
         lower = [grouped[0], *rows[1][1:]] if rows[1][0] is None and (grouped[0] or "").strip() else rows[1]
         rows = [grouped, lower, *rows[2:]]
+    rows = _labels_down(rows, 2 if grouped else 1)
     clean = [[_cell(c) for c in row] for row in _explode_stacked_rows(rows)]
     clean = [row for row in clean if any(row)]
     if not clean:
@@ -32,6 +33,22 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     lines = ["| " + " | ".join(clean[0]) + " |", "|" + "---|" * len(keep)]
     lines += ["| " + " | ".join(r) + " |" for r in clean[1:]]
     return caption + "\n".join(lines)
+
+
+def _labels_down(rows: list[list[str | None]], header: int) -> list[list[str | None]]:
+    """The body's rows with a row label that spans several rows (pdfplumber's None under it in the first
+    column) in each of them: Markdown has no row span, and a row read alone ("| E4 | B | C | D |" under
+    ISO 26262's "S3") lost what it belongs to. Only below the ``header`` rows, only a label of one line,
+    and only into a row that fills a column the row above fills too (a row split in two halves, its
+    label over the first, is no span)."""
+    out = [list(r) for r in rows]
+    for k in range(header + 1, len(out)):
+        row, above = out[k], out[k - 1]
+        if row and row[0] is None and above and (above[0] or "").strip() and "\n" not in (above[0] or ""):
+            mine = {j for j, c in enumerate(row[1:]) if (c or "").strip()}
+            if mine & {j for j, c in enumerate(above[1:]) if (c or "").strip()}:  # rows side by side,
+                row[0] = above[0]  # not one row's two halves ("Totals | 9237" over "| 3396 | 371 …")
+    return out
 
 
 def _grouped_header(rows: list[list[str | None]]) -> list[str | None] | None:

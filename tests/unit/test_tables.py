@@ -48,6 +48,28 @@ def test_a_row_labels_header_read_in_the_upper_level_heads_both():
     assert lines[2] == "| Indicators | TOTAL | RURAL | TOTAL | RURAL |"
 
 
+def test_a_row_label_spanning_several_rows_heads_each_of_them():
+    """ISO 26262's ASIL table: "S3" spans the four rows E1-E4, and pdfplumber reads it in the first of
+    them, None below. "| E4 | B | C | D |" read alone belonged to no severity, and the reader answered
+    "S3, E4, C3?" from the S3 row of E1. The label heads each row it spans; a header's label is not
+    carried into the body, and a row with nothing else in it gets none."""
+    md = table_to_markdown(
+        [
+            ["Severity class", "Exposure class", "C1", "C2", "C3"],
+            ["S3", "E1", "QM", "QM", "A"],
+            [None, "E4", "B", "C", "D"],
+            [None, None, None, None, None],
+            ["Note", "x", "y", "z", "w"],
+        ]
+    )
+    lines = md.splitlines()
+    assert "| S3 | E4 | B | C | D |" in lines and lines[-1] == "| Note | x | y | z | w |"
+    assert not [x for x in lines if x.startswith("| S3 |  |")]
+    halves = table_to_markdown([["County", "Voters", "Rep", "Dem"], ["Totals", "9237", None, None],
+                                [None, None, "3396", "371"]])  # fmt: skip
+    assert "|  |  | 3396 | 371 |" in halves.splitlines()  # one row's two halves: no label carried
+
+
 def test_a_title_over_every_column_with_text_stays_a_title_beside_empty_margin_columns():
     """A Word table drawn with cell margins as columns of their own: its title spans every column that
     holds text, not all of pdfplumber's, and is still the title, not a header group."""
