@@ -28,6 +28,9 @@ _NAME = re.compile(r"[a-z]+[A-Z]")
 _DIGIT = re.compile(r"\d")
 #: a unit in brackets ("(%)", "($)"), no figure in it
 _UNIT = re.compile(r"^\([^\d()]{1,8}\)$")
+#: a table's note under its last row: a mark, then a sentence ("a See 6.4.3.11.", "* Estimated"), no
+#: wrapped line of the cell above
+_NOTE_MARK = re.compile(r"^(?:[a-z]|[*\u2020\u2021\u00a7]+)\s+[A-Z]")
 #: a word broken at its hyphen ("Non-" over "Forcible"): joined without a space
 _BROKEN = re.compile(r"[^\W\d_]-$")
 
@@ -45,7 +48,7 @@ def goes_on(above: str, cell: str) -> bool:
         return False  # nothing to go on from, or a value (a figure, a dash)
     if _UNIT.match(cell):
         return True  # "Females" over "(%)"
-    if not _LETTER.search(cell) or _NAME.match(cell):
+    if not _LETTER.search(cell) or _NAME.match(cell) or _NOTE_MARK.match(cell):
         return False
     words = cell.split()
     if 2 * sum(1 for w in words if _DIGIT.search(w) or not _LETTER.search(w)) > len(words):

@@ -130,3 +130,12 @@ def test_a_header_level_is_not_joined_to_the_level_under_it():
         "| Site No. | Site | Northing | Easting |\n| 7 | Vye Road | 5429644 | 556907 |"
     )
     assert join_wrapped_markdown(header) == header
+
+
+def test_a_tables_note_under_its_last_row_is_no_wrapped_line_of_its_label():
+    """ISO 26262's ASIL table ends with its note "a See 6.4.3.11." under the S3 rows: read as the wrapped
+    second line of the last row's label, the row became "S3 a See 6.4.3.11. | E4 | B | C | D"."""
+    md = "| Severity | Exposure | C3 |\n|---|---|---|\n| S3 | E4 | D |\n| a See 6.4.3.11. |  |  |"
+    assert join_wrapped_markdown(md) == md
+    wrapped = "| Item | Cost |\n|---|---|\n| Disposable income per capita in | 12 |\n| real terms |  |"
+    assert "| Disposable income per capita in real terms | 12 |" in join_wrapped_markdown(wrapped)
