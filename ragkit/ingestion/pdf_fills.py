@@ -49,18 +49,36 @@ def _holds(outer: dict[str, Any], inner: dict[str, Any]) -> bool:
     )
 
 
+#: the side (pt) of the squares a page is cut into to find what holds a rectangle: a chart of thousands of
+#: small bars looks among the few drawn over the same square, not among all drawn before
+_CELL = 32.0
+
+
+def _squares(r: dict[str, Any]) -> list[tuple[int, int]]:
+    """The grid squares a rectangle (grown by ``_HELD``) covers."""
+    x0, x1 = int((r["x0"] - _HELD) // _CELL), int((r["x1"] + _HELD) // _CELL)
+    y0, y1 = int((r["top"] - _HELD) // _CELL), int((r["bottom"] + _HELD) // _CELL)
+    return [(x, y) for x in range(x0, x1 + 1) for y in range(y0, y1 + 1)]
+
+
 def unseen(rects: list[dict[str, Any]]) -> list[int]:
     """The indices of ``rects`` (pdfplumber's, in drawing order) that show no edge: filled, not stroked,
     and of the colour behind them (the last filled rectangle drawn before that holds them; the page's
-    white when none does)."""
+    white when none does). A rectangle that holds another covers the square of its top-left corner, so
+    only the rectangles drawn over that square are looked at."""
     out: list[int] = []
-    filled = [(k, r, rgb(r.get("non_stroking_color"))) for k, r in enumerate(rects) if r.get("fill")]
-    for n, (k, r, colour) in enumerate(filled):
-        if r.get("stroke") or colour is None:
+    drawn_over: dict[tuple[int, int], list[tuple[dict[str, Any], Any]]] = {}  # in drawing order
+    for k, r in enumerate(rects):
+        if not r.get("fill"):
             continue
-        behind = next((c for _, o, c in reversed(filled[:n]) if _holds(o, r)), (1.0, 1.0, 1.0))
-        if _same(colour, behind):
-            out.append(k)
+        colour = rgb(r.get("non_stroking_color"))
+        if not r.get("stroke") and colour is not None:
+            corner = (int(r["x0"] // _CELL), int(r["top"] // _CELL))
+            held = (c for o, c in reversed(drawn_over.get(corner, [])) if _holds(o, r))
+            if _same(colour, next(held, (1.0, 1.0, 1.0))):
+                out.append(k)
+        for square in _squares(r):
+            drawn_over.setdefault(square, []).append((r, colour))
     return out
 
 
