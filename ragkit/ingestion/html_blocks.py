@@ -220,6 +220,7 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
     folded, index = fold_with_index(text)
     dense = [k for k, c in enumerate(folded) if c != " "]  # the folded text's characters but spaces
     flat = "".join(folded[k] for k in dense)
+    offsets = [index[k] for k in dense]  # where in ``text`` each character of ``flat`` stands
     lines = {fold(line).replace(" ", "") for line in text.splitlines()}
     inserts: dict[int, list[str]] = {}
     for b in blocks:
@@ -229,14 +230,12 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
         if (mine in lines or fold(b.line).replace(" ", "") in lines) if b.level else (mine in flat):
             continue
         at = next((s for key in b.after if len(key) >= ANCHOR_MIN
-                   if (s := _line_opening(text, flat, [index[k] for k in dense], key)) is not None),
+                   if (s := _line_opening(text, flat, offsets, key)) is not None),
                   None)  # fmt: skip
         if at is not None:
             inserts.setdefault(at, []).append(b.line + "\n\n")
             lines.add(mine)
-        elif len(b.before) >= ANCHOR_MIN and (
-            end := _line_ending(text, flat, [index[k] for k in dense], b.before)
-        ):
+        elif len(b.before) >= ANCHOR_MIN and (end := _line_ending(text, flat, offsets, b.before)):
             inserts.setdefault(end, []).append("\n\n" + b.line)
             lines.add(mine)
     if not inserts:

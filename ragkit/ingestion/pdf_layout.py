@@ -17,6 +17,7 @@ from ragkit.ingestion import pdf_spans
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
+from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
@@ -211,24 +212,20 @@ def _outside(
     """The level lines of text in ``boxes`` that stand in none of the ``others`` (the page's other boxes,
     read where they are): those above ``region``, those below or beside it, and those inside it. A turned
     line (a chart's axis title) is no line of the page's text."""
-
-    def within(x: float, y: float, box: tuple[float, ...]) -> bool:
-        return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-    above, below, inside, seen = [], [], [], set()
+    above, below, within, seen = [], [], [], set()
     for box in boxes:
         for block in page.get_text("dict", clip=box, sort=True)["blocks"]:
             for line in block.get("lines", []):
                 x0, y0, x1, y1 = line["bbox"]
                 x, y = (x0 + x1) / 2, (y0 + y1) / 2
-                if abs(line["dir"][1]) > 0.01 or (x, y) in seen or not within(x, y, box):
+                if abs(line["dir"][1]) > 0.01 or (x, y) in seen or not inside(box, x, y):
                     continue
-                if any(within(x, y, r) for r in others):
+                if any(inside(r, x, y) for r in others):
                     continue
                 seen.add((x, y))
                 text = " ".join("".join(s["text"] for s in line["spans"]).split())
-                (inside if within(x, y, region) else above if y1 <= region[1] + 2 else below).append(text)
-    return above, below, inside
+                (within if inside(region, x, y) else above if y1 <= region[1] + 2 else below).append(text)
+    return above, below, within
 
 
 def _running(text: str) -> str:

@@ -114,7 +114,7 @@ def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
         if n == 0 and not cells[0] and len(rows) > 2:
             # a header over its corner's empty cell, more rows ruled below it: a label set in lines
             # ("Launch:" over "May 21, 2009") is one cell; stacked rows have a row label in that corner
-            out.append([" ".join(c.split()) for c in cells])
+            out.append(cells)  # its lines are joined as every cell's are (``_cell``)
         elif len(counts) == 1 and filled >= 2 and (k := counts.pop()) > 1:
             stacked = [[ls[i].strip() if ls else "" for ls in lines] for i in range(k)]
             out.extend(row for _, row in join_wrapped(stacked))
