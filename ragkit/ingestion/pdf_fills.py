@@ -82,6 +82,81 @@ def unseen(rects: list[dict[str, Any]]) -> list[int]:
     return out
 
 
+def _colour_key(colour: tuple[float, float, float]) -> tuple[int, ...]:
+    return tuple(round(c / _SAME) for c in colour)
+
+
+def _at(x: float) -> int:
+    return round(x / _HELD)
+
+
+def stacked(rects: list[dict[str, Any]], skip: set[int] | frozenset[int] = frozenset()) -> list[list[int]]:
+    """Runs (two or more, top to bottom) of the indices of ``rects`` that are filled, not stroked, of one
+    colour and of the same left and right sides, each starting where the one above ends, and where
+    every joint lies inside a rectangle of that colour on each side (the cell's padding): one cell's
+    lines, drawn in strips. Rows of cells stacked so have no padding running across them. ``skip`` are
+    left out (rectangles no one sees)."""
+    fills: list[tuple[int, tuple[int, ...]]] = []
+    for k, r in enumerate(rects):
+        colour = rgb(r.get("non_stroking_color"))
+        if k not in skip and r.get("fill") and not r.get("stroke") and colour is not None:
+            fills.append((k, _colour_key(colour)))
+    columns: dict[tuple[Any, ...], list[int]] = {}
+    ends: dict[tuple[Any, ...], list[int]] = {}  # by colour and right side (or left side), to find padding
+    for k, key in fills:
+        r = rects[k]
+        columns.setdefault((key, _at(r["x0"]), _at(r["x1"])), []).append(k)
+        ends.setdefault((key, "x1", _at(r["x1"])), []).append(k)
+        ends.setdefault((key, "x0", _at(r["x0"])), []).append(k)
+
+    def padded(key: tuple[int, ...], side: str, x: float, y: float) -> bool:
+        near = (k for d in (-1, 0, 1) for k in ends.get((key, side, _at(x) + d), ()))
+        return any(
+            abs(rects[k][side] - x) <= _HELD
+            and rects[k]["top"] < y - _HELD
+            and rects[k]["bottom"] > y + _HELD
+            for k in near
+        )
+
+    runs: list[list[int]] = []
+    for (key, _, _), ks in columns.items():
+        ks.sort(key=lambda k: rects[k]["top"])
+        run = [ks[0]]
+        for k in ks[1:]:
+            above, r = rects[run[-1]], rects[k]
+            y = r["top"]
+            if (
+                abs(y - above["bottom"]) <= _HELD
+                and padded(key, "x1", r["x0"], y)
+                and padded(key, "x0", r["x1"], y)
+            ):
+                run.append(k)
+                continue
+            runs += [run] if len(run) > 1 else []
+            run = [k]
+        runs += [run] if len(run) > 1 else []
+    return runs
+
+
+def _joined(rects: list[dict[str, Any]], run: list[int]) -> dict[str, Any]:
+    """The one rectangle a run of strips makes (pdfplumber's fields, from its first strip)."""
+    first = rects[run[0]]
+    top, bottom = first["top"], max(rects[k]["bottom"] for k in run)
+    x0, x1 = first["x0"], first["x1"]
+    return {
+        **first,
+        "object_type": "rect",
+        "top": top,
+        "bottom": bottom,
+        "height": bottom - top,
+        "y1": first["y1"],
+        "y0": first["y1"] - (bottom - top),
+        "doctop": first["doctop"],
+        "pts": [(x0, top), (x1, top), (x1, bottom), (x0, bottom)],
+        "path": None,
+    }
+
+
 def boxes(page: Any) -> list[dict[str, Any]]:
     """The page's rectangles: its ``re`` rectangles, then its paths that are one (four corners, level and
     upright sides: a writer may draw a cell as a closed path), each in drawing order."""
@@ -94,9 +169,18 @@ def _rectangular(pts: list[tuple[float, float]]) -> bool:
 
 
 def drawn(page: Any) -> Any:
-    """A pdfplumber page without the rectangles :func:`unseen` finds (the page itself when none)."""
+    """A pdfplumber page without the rectangles :func:`unseen` finds, and with each run of strips
+    :func:`stacked` finds as one rectangle (the page itself when neither is found)."""
     shapes = boxes(page)
-    gone = {id(shapes[k]) for k in unseen(shapes)}  # the very objects: a copy drawn twice keeps its first
+    hidden = set(unseen(shapes))
+    runs = stacked(shapes, hidden)
+    gone = {id(shapes[k]) for k in hidden}  # the very objects: a copy drawn twice keeps its first
+    gone |= {id(shapes[k]) for run in runs for k in run}
     if not gone:
         return page
-    return page.filter(lambda obj: id(obj) not in gone)
+    out = page.filter(lambda obj: id(obj) not in gone)
+    if runs:
+        objects = dict(out.objects)
+        objects["rect"] = [*objects.get("rect", []), *(_joined(shapes, run) for run in runs)]
+        out._objects = objects  # as pdfplumber's own ``dedupe_chars`` sets a derived page's objects
+    return out

@@ -109,3 +109,59 @@ def test_a_table_of_shaded_cells_reads_in_its_own_columns_and_rows(parser):
         assert "| " + " | ".join(row) + " |" in lines, (row, text)
     for line in PROSE:  # prose, not a table's rows
         assert line in text and f"| {line} |" not in text, text
+
+
+#: a word processor's shaded table: each cell padded left and right by strips as tall as the cell, each
+#: line of its text on a strip of its own between them (stacked edge to edge), rows a gap apart
+WORD_COLUMNS = (60, 200, 330, 440)
+WORD_HEADER = (("Region",), ("Total", "Revenue &", "Capital"), ("Count",))
+WORD_ROWS = (("Andhra Pradesh", "59,082,426", "14"), ("Assam", "17,590,618", "9"))
+
+
+def _word_cell(page: pymupdf.Page, x0: float, x1: float, top: float, lines: tuple[str, ...], tall: float):
+    """One shaded cell as a word processor draws it: padding strips, one strip per line, a filler below."""
+    step = 12.0
+    for box in ((x0, top, x0 + 5, top + tall), (x1 - 5, top, x1, top + tall)):  # the padding
+        page.draw_rect(pymupdf.Rect(box), color=None, fill=PALE, width=0)
+    for k, line in enumerate(lines):
+        page.draw_rect(
+            pymupdf.Rect(x0 + 5, top + k * step, x1 - 5, top + (k + 1) * step), color=None, fill=PALE
+        )
+        page.insert_text((x0 + 7, top + k * step + 9), line, fontsize=9)
+    if len(lines) * step < tall:
+        page.draw_rect(pymupdf.Rect(x0, top + len(lines) * step, x1, top + tall), color=None, fill=PALE)
+
+
+def _word_table(stripped_rows: bool) -> bytes:
+    """The table above; with ``stripped_rows`` its body is drawn as one strip per cell, rows stacked edge
+    to edge with no padding (a shaded table whose rows touch): those are rows, not one cell's lines."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=300)
+    page.insert_text((60, 40), "Table 5: Public health outlay by region.", fontsize=9)
+    for k, lines in enumerate(WORD_HEADER):
+        _word_cell(page, WORD_COLUMNS[k] + 0.5, WORD_COLUMNS[k + 1] - 0.5, 60, lines, 40)
+    for n, row in enumerate(WORD_ROWS):
+        top = 101 + (14 if stripped_rows else 15) * n
+        for k, value in enumerate(row):
+            x0, x1 = WORD_COLUMNS[k] + 0.5, WORD_COLUMNS[k + 1] - 0.5
+            if stripped_rows:
+                page.draw_rect(pymupdf.Rect(x0, top, x1, top + 14), color=None, fill=PALE, width=0)
+                page.insert_text((x0 + 7, top + 10), value, fontsize=9)
+            else:
+                _word_cell(page, x0, x1, top, (value,), 14)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("stripped_rows", [False, True])
+def test_a_shaded_cell_drawn_in_strips_line_by_line_is_one_cell(stripped_rows):
+    """camelot's health table (issue 39): the header cell "Total / Revenue & / Capital" is drawn as three
+    strips between two padding strips, and their edges cut it into three rows ("| Total |", "| Revenue & |",
+    "| Capital |"), so the header row a reader quotes was nowhere. It reads as one cell; rows of shaded
+    cells that touch stay rows."""
+    text = parse_bytes(
+        "outlay.pdf", _word_table(stripped_rows), settings=ParseSettings(pdf_parser="layout")
+    ).text
+    lines = [x.replace("|  |", "|") for x in text.splitlines()]
+    assert "| Region | Total Revenue & Capital | Count |" in lines, text
+    for row in WORD_ROWS:
+        assert "| " + " | ".join(row) + " |" in lines, (row, text)
