@@ -8,6 +8,10 @@ to "i", so every reader of the text layer (PyMuPDF, pdfplumber) gets "he" for "T
 letters (``T_h``, ``f_f_i``, ``fi``, ``uni00540068``), so where the text a code reads as is only part of
 the letters its name spells, the font gets a ToUnicode entry for that code with all of them. Nothing else
 changes: other codes keep their mapping, and a ligature already read in full (as "fi" or "ﬁ") is left be.
+
+The same entry mends a font known to draw a character at another one's code: Foradian's Rupee font,
+set in Indian government and central-bank reports from before the rupee sign had a key, draws "₹" at the
+grave accent's code, so every reader got "`2.45 crore" (and a Markdown code mark) for "₹2.45 crore".
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ _BFCHAR = re.compile(r"beginbfchar(.*?)endbfchar", re.S)
 _BFRANGE = re.compile(r"beginbfrange(.*?)endbfrange", re.S)
 _RANGE = re.compile(r"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*(<[0-9A-Fa-f]*>|\[[^\]]*\])")
 _SIMPLE = {"/Type1", "/MMType1", "/TrueType", "/Type3"}  # fonts whose encoding may name their glyphs
+#: fonts (their names' letters, lower-cased, after any subset tag) that draw a character at another's code
+_DRAWS = {"rupeeforadian": {0x60: "\u20b9"}}
 
 
 def differences(encoding: str) -> dict[int, str]:
@@ -107,21 +113,28 @@ _NEW_CMAP = (
 )
 
 
+def _drawn(doc: Any, xref: int) -> dict[int, str]:
+    """The characters a font known to draw them at other codes (:data:`_DRAWS`) draws, by code."""
+    name = doc.xref_get_key(xref, "BaseFont")[1].replace("#20", " ").rsplit("+", 1)[-1]
+    letters = re.sub(r"[^a-z]", "", name.lower())
+    return next((codes for font, codes in _DRAWS.items() if letters.startswith(font)), {})
+
+
 def mend_font(doc: Any, xref: int) -> int:
     """Give the simple font ``xref`` a ToUnicode entry with all the letters for each ligature its encoding
-    names that it reads as only some of them. Returns the number of codes mended."""
+    names that it reads as only some of them, and one for each character it is known to draw at another's
+    code. Returns the number of codes mended."""
     if doc.xref_get_key(xref, "Subtype")[1] not in _SIMPLE:
         return 0
     kind, array = doc.xref_get_key(xref, "Encoding/Differences")
-    if kind != "array":
-        return 0
     lig = {
         c: (n, letters)
-        for c, n in differences(array).items()
+        for c, n in (differences(array) if kind == "array" else {}).items()
         if 0 <= c < 256
         if (letters := ligature_letters(n))
     }
-    if not lig:
+    drawn = _drawn(doc, xref)
+    if not lig and not drawn:
         return 0
     kind, ref = doc.xref_get_key(xref, "ToUnicode")
     cmap = doc.xref_stream(int(ref.split()[0])).decode("latin-1") if kind == "xref" else None
@@ -133,6 +146,7 @@ def mend_font(doc: Any, xref: int) -> int:
         read = known[code] if code in known else _glyph_text(name)  # an unmapped code is read by name
         if _part_of(read, letters):
             mended[code] = letters
+    mended.update((code, text) for code, text in drawn.items() if known.get(code) != text)
     if not mended:
         return 0
     if cmap is not None:  # later entries override the wrong ones
@@ -147,7 +161,8 @@ def mend_font(doc: Any, xref: int) -> int:
 
 
 def mend_ligatures(doc: Any) -> int:
-    """Mend every simple font of an opened PDF whose ligatures read short (see :func:`mend_font`).
+    """Mend every simple font of an opened PDF whose ligatures read short or that draws a character at
+    another's code (see :func:`mend_font`).
     Returns the number of codes mended (0: the document is unchanged)."""
     seen: set[int] = set()
     mended = 0

@@ -95,3 +95,36 @@ def test_glyph_names_and_maps():
     assert differences("[27/f_l 29/f_f/f_i/T_h]") == {27: "f_l", 29: "f_f", 30: "f_i", 31: "T_h"}
     got = to_unicode(_CMAP)
     assert (got[0x1B], got[0x1C], got[0x1D], got[0x1F], got[0x41]) == ("fl", "\ufb04", "f", "h", "A")
+
+
+_RUPEE = b"Includes `2.45 crore outstanding under the market loan suspense account."
+
+
+def _rupee_pdf(base_font: str) -> bytes:
+    """A one-page PDF that sets ``_RUPEE`` in a WinAnsi font called ``base_font`` (as an Indian report
+    sets it in Foradian's Rupee font, whose grave accent draws the rupee sign)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    font = doc.get_new_xref()
+    doc.update_object(
+        font, f"<< /Type /Font /Subtype /Type1 /BaseFont /{base_font} /Encoding /WinAnsiEncoding >>"
+    )
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
+    content = doc.get_new_xref()
+    doc.update_object(content, "<<>>")
+    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + _RUPEE + b") Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_the_rupee_font_reads_its_grave_accent_as_the_rupee_sign(parser):
+    data = _rupee_pdf("ASLDCO+RupeeForadian")
+    assert "`2.45" in pymupdf.open(stream=data, filetype="pdf")[0].get_text()  # what readers got
+    doc = parse_bytes("rupee.pdf", data, max_mb=200, settings=ParseSettings(pdf_parser=parser))
+    assert "Includes \u20b92.45 crore outstanding" in " ".join(doc.text.split())
+
+
+def test_another_font_keeps_its_grave_accent():
+    doc = parse_bytes("grave.pdf", _rupee_pdf("Helvetica"), max_mb=200)
+    assert "2.45 crore" in doc.text and "\u20b9" not in doc.text
