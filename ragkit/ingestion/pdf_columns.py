@@ -109,12 +109,23 @@ def _cut_on_white(read: list[int], left: set[int], boxes: list[Box]) -> bool:
 
 
 def continues(before: str, after: str) -> bool:
-    """Whether ``after`` goes on with the sentence ``before`` left open: a comma last, or no closing
-    punctuation and a lower-case letter or a continuing mark next (raised footnote marks aside)."""
-    end, start = _RAISED_END.sub("", before.rstrip())[-1:], after.lstrip()[:1]
+    """Whether ``after`` goes on with the sentence ``before`` left open: a comma, a word broken at its
+    hyphen or a word no sentence ends on last ("after takeoff from Soekarno-" | "Hatta International",
+    "issued by the" | "Federal Aviation Administration"), or no closing punctuation and a lower-case letter
+    or a continuing mark next (raised footnote marks aside)."""
+    open_end = _RAISED_END.sub("", before.rstrip())
+    end, start = open_end[-1:], after.lstrip()[:1]
     if end == ",":  # a comma leaves it open whatever comes next ("arXiv,²" | "PubMed Central,³ …")
         return start.isalnum() or start in "(\"“‘'"
+    if _OPEN_END.search(open_end):
+        return start.isalnum()
     return bool(end) and end not in '.!?:;…"”|' and (start.islower() or start in ",;)")
+
+
+#: an end no sentence has: a word broken at a hyphen, or an article, preposition or conjunction
+_OPEN_END = re.compile(
+    r"(?:[^\W\d_]-|(?<![\w.])(?:a|an|the|of|to|in|on|at|by|for|from|with|into|and|or|nor|than|via))$"
+)
 
 
 #: raised footnote marks at a text's end ("arXiv,²")

@@ -90,3 +90,24 @@ def test_the_open_sentence_is_found_as_the_chunkers_find_sentences():
     moved = across_pages(pages)
     assert moved[0] == "First sentence ends here."
     assert moved[1].startswith("The results, as reported in Vol. 3 of the series, were confirmed")
+
+
+def test_a_sentence_cut_after_a_hyphen_or_a_word_no_sentence_ends_on_joins_a_capital():
+    """The Federal Register's "after takeoff from Soekarno-" | "Hatta International Airport" (page 1 | 2)
+    and "issued by the" | "Federal Aviation Administration": the next page opens with a capital, so the
+    lower-case test left the sentence cut by the page's running header. A heading's "Appendix A" and a
+    sentence's own full stop still end what they end."""
+    pages = [
+        "Intro.\n\nThe airplane crashed after takeoff from Soekarno-",
+        "Hatta International Airport in Jakarta. The order was issued by the",
+        "Federal Aviation Administration.\n\nMore.",
+    ]
+    moved = across_pages(pages)
+    assert moved[0] == "Intro."
+    assert (
+        moved[1]
+        == "The airplane crashed after takeoff from Soekarno-\nHatta International Airport in Jakarta."
+    )
+    assert moved[2].startswith("The order was issued by the Federal Aviation Administration.")
+    for kept in (["See Appendix A", "Budget tables follow."], ["It ends on the.", "Next page."]):
+        assert across_pages(kept) == kept
