@@ -1,10 +1,10 @@
-"""Text folded the way a person compares a quote with a page: case, spacing, dashes and hyphens, quote
-marks, ligatures and compatibility forms, vulgar fractions and Markdown markup do not count. One fold for
-every place that looks a quote up (evidence labels, the fidelity benchmark, OCR's output), so a quote
-typed from the rendered page is found in the stored reading whichever parser made it. A quote is also
-found where the page sets a footnote or reference marker inside it (a wiki's "over and over.[15] This",
-a paper's raised "arXiv,² PubMed"), as people leave markers out of what they quote: the reading keeps
-them, as the page shows them, and :func:`find_folded` looks again without them."""
+"""Text folded the way a person compares a quote with a page: case, spacing (none beside a bracket),
+dashes and hyphens, quote marks, ligatures and compatibility forms, vulgar fractions and Markdown markup
+do not count. One fold for every place that looks a quote up (evidence labels, the fidelity benchmark,
+OCR's output), so a quote typed from the rendered page is found in the stored reading whichever parser
+made it. A quote is also found where the page sets a footnote or reference marker inside it (a wiki's
+"over and over.[15] This", a paper's raised "arXiv,² PubMed"), as people leave markers out of what they
+quote: the reading keeps them, as the page shows them, and :func:`find_folded` looks again without them."""
 
 from __future__ import annotations
 
@@ -41,6 +41,11 @@ _MARKS = re.compile(
 )
 
 
+#: brackets: the space beside one does not count ("( 000's )" is "(000's)"): a page sets brackets
+#: tight or loose (a full-width "（" carries its own space), and a reader types what they see
+_BRACKETS = frozenset("()[]{}")
+
+
 @lru_cache(maxsize=4096)
 def _char(ch: str) -> str:
     """One character folded (possibly to several, or to none)."""
@@ -54,8 +59,9 @@ def _char(ch: str) -> str:
 @lru_cache(maxsize=256)
 def fold_with_index(text: str, marks: bool = True) -> tuple[str, tuple[int, ...]]:
     """``text`` folded (see the module), and for each folded character the offset in ``text`` it came
-    from. Hyphens count as spaces ("ultra-high-speed" is "ultra high-speed"), whitespace runs as one;
-    without ``marks``, reference and footnote markers (:data:`_MARKS`) do not count either."""
+    from. Hyphens count as spaces ("ultra-high-speed" is "ultra high-speed"), whitespace runs as one,
+    and none beside a bracket; without ``marks``, reference and footnote markers (:data:`_MARKS`) do not
+    count either."""
     skip = bytearray(len(text))
     for m in _MARKUP.finditer(text):
         skip[m.start() : m.end()] = b"\x01" * (m.end() - m.start())
@@ -76,6 +82,10 @@ def fold_with_index(text: str, marks: bool = True) -> tuple[str, tuple[int, ...]
     while chars and chars[-1] == " ":
         chars.pop()
         index.pop()
+    if _BRACKETS.intersection(chars):  # "RPK ( 000's )" as typed from full-width "RPK（000's）"
+        beside = {k for k, c in enumerate(chars) if c in _BRACKETS for k in (k - 1, k + 1)}
+        keep = [k for k, c in enumerate(chars) if c != " " or k not in beside]
+        chars, index = [chars[k] for k in keep], [index[k] for k in keep]
     return "".join(chars), tuple(index)
 
 

@@ -119,9 +119,20 @@ def test_a_quote_is_found_where_the_page_sets_a_marker_inside_it():
     assert find_folded("archives like arXiv, PubMed Central, and", paper) is not None
     for typed in ("area in cm2 grew", "area in cm² grew"):  # a power is no marker when the quote has it
         assert find_folded(typed, paper) is not None
-    assert fold("[1] Smith et al.", marks=False) == "[1] smith et al."  # a list's number is no marker
+    assert fold("[1] Smith et al.", marks=False) == "[1]smith et al."  # a list's number is no marker
     assert fold("x[3] = 10⁵", marks=False) == "x = 105"
     assert fold("again.[1]: 207 The list[a] ends[citation needed].", marks=False) == "again. the list ends."
+
+
+def test_a_space_beside_a_bracket_does_not_count():
+    """A Japanese airline's table heads a column "RPK（000's）" in full-width brackets, which carry their
+    own space: the header typed from the page, "RPK ( 000's )", was not found. Whitespace is ignored
+    beside a bracket, either way round; inside a word it still counts."""
+    row = "| Pax | y.o.y(%) | RPK（000's） | y.o.y(%) |"
+    start, end = find_folded("Pax y.o.y (%) RPK ( 000's )", row)
+    assert row[start:end] == "Pax | y.o.y(%) | RPK（000's）"
+    assert find_folded("RPK(000's)", "RPK ( 000's ) of the year") is not None
+    assert fold("see [15] here") == fold("see[15]here") and fold("a (b) c") != fold("a (bc)")
 
 
 def test_ocr_text_is_normalised_the_way_quotes_are_matched():
