@@ -109,23 +109,28 @@ def _cut_on_white(read: list[int], left: set[int], boxes: list[Box]) -> bool:
 
 
 def continues(before: str, after: str) -> bool:
-    """Whether ``after`` goes on with the sentence ``before`` left open: a comma, a word broken at its
-    hyphen or a word no sentence ends on last ("after takeoff from Soekarno-" | "Hatta International",
-    "issued by the" | "Federal Aviation Administration"), or no closing punctuation and a lower-case letter
-    or a continuing mark next (raised footnote marks aside)."""
+    """Whether ``after`` goes on with the sentence ``before`` left open: a comma last; a word broken at
+    its hyphen, or a word no sentence ends on, before a letter ("after takeoff from Soekarno-" | "Hatta
+    International", "a sell position on a" | "CDS contract"), but no capital that opens a caption
+    ("Table 2.") or a footnote's number; or no closing punctuation and a lower-case letter or a
+    continuing mark next (raised footnote marks aside)."""
     open_end = _RAISED_END.sub("", before.rstrip())
-    end, start = open_end[-1:], after.lstrip()[:1]
+    end, opening = open_end[-1:], after.lstrip()
+    start = opening[:1]
     if end == ",":  # a comma leaves it open whatever comes next ("arXiv,²" | "PubMed Central,³ …")
         return start.isalnum() or start in "(\"“‘'"
     if _OPEN_END.search(open_end):
-        return start.isalnum()
+        return start.isalpha() and not _CAPTION.match(opening)
     return bool(end) and end not in '.!?:;…"”|' and (start.islower() or start in ",;)")
 
 
-#: an end no sentence has: a word broken at a hyphen, or an article, preposition or conjunction
+#: an end no sentence has: a word broken at a hyphen, or an article, preposition or conjunction after a
+#: word (a footnote's lone "a" is none)
 _OPEN_END = re.compile(
-    r"(?:[^\W\d_]-|(?<![\w.])(?:a|an|the|of|to|in|on|at|by|for|from|with|into|and|or|nor|than|via))$"
+    r"(?:[^\W\d_]-|\w[ \t]+(?:a|an|the|of|to|in|on|at|by|for|from|with|into|and|or|nor|than))$"
 )
+#: what opens a caption or a note, not a sentence's next words
+_CAPTION = re.compile(r"(?:Table|Figure|Fig\.|Chart|Exhibit|Source|Note|Appendix|Box|Plate)s?\b")
 
 
 #: raised footnote marks at a text's end ("arXiv,²")

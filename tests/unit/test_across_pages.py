@@ -95,8 +95,9 @@ def test_the_open_sentence_is_found_as_the_chunkers_find_sentences():
 def test_a_sentence_cut_after_a_hyphen_or_a_word_no_sentence_ends_on_joins_a_capital():
     """The Federal Register's "after takeoff from Soekarno-" | "Hatta International Airport" (page 1 | 2)
     and "issued by the" | "Federal Aviation Administration": the next page opens with a capital, so the
-    lower-case test left the sentence cut by the page's running header. A heading's "Appendix A" and a
-    sentence's own full stop still end what they end."""
+    lower-case test left the sentence cut by the page's running header. A heading's "Appendix A", a
+    footnote's lone "a" and a sentence's own full stop still end what they end, and a caption or a
+    footnote opening the next page goes on with nothing."""
     pages = [
         "Intro.\n\nThe airplane crashed after takeoff from Soekarno-",
         "Hatta International Airport in Jakarta. The order was issued by the",
@@ -109,5 +110,12 @@ def test_a_sentence_cut_after_a_hyphen_or_a_word_no_sentence_ends_on_joins_a_cap
         == "The airplane crashed after takeoff from Soekarno-\nHatta International Airport in Jakarta."
     )
     assert moved[2].startswith("The order was issued by the Federal Aviation Administration.")
-    for kept in (["See Appendix A", "Budget tables follow."], ["It ends on the.", "Next page."]):
-        assert across_pages(kept) == kept
+    kept = (
+        ["See Appendix A", "Budget tables follow."],
+        ["It ends on the.", "Next page."],
+        ["Text.\n\na", "Image not for diagnostic use."],
+        ["Among the", "Table 2. Disability by age."],
+        ["It shows a stall warning, an airspeed alert, and", "1 Preliminary report, dated 2018."],
+    )
+    for pages in kept:
+        assert across_pages(list(pages)) == list(pages), pages
