@@ -11,9 +11,8 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
     grouped = _grouped_header(rows)
     if grouped:
-        # a label spanning both levels ("Indicators" over "TOTAL | RURAL", "Routes" beside "Dec-2015" over
-        # "Pax"): in both rows
-        lower = [grouped[j] if _spans_down(rows, j) else c for j, c in enumerate(rows[1])]
+        # the row labels' header spanning both levels ("Indicators" over "TOTAL | RURAL"): in both rows
+        lower = [grouped[0], *rows[1][1:]] if rows[1][0] is None and (grouped[0] or "").strip() else rows[1]
         rows = [grouped, lower, *rows[2:]]
     rows = _labels_down(rows, 2 if grouped else 1)
     clean = [[_cell(c) for c in row] for row in _explode_stacked_rows(rows)]
@@ -50,13 +49,6 @@ def _labels_down(rows: list[list[str | None]], header: int) -> list[list[str | N
             if mine & {j for j, c in enumerate(above[1:]) if (c or "").strip()}:  # rows side by side,
                 row[0] = above[0]  # not one row's two halves ("Totals | 9237" over "| 3396 | 371 …")
     return out
-
-
-def _spans_down(rows: list[list[str | None]], j: int) -> bool:
-    """Whether the first row's cell at column ``j`` runs down into the second row: pdfplumber's None under
-    it, where no cell of the second row runs in from the left (a None after a filled cell is that cell's)."""
-    below = rows[1]
-    return below[j] is None and (rows[0][j] or "").strip() != "" and (j == 0 or below[j - 1] is None)
 
 
 def _grouped_header(rows: list[list[str | None]]) -> list[str | None] | None:

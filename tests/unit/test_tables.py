@@ -48,23 +48,6 @@ def test_a_row_labels_header_read_in_the_upper_level_heads_both():
     assert lines[2] == "| Indicators | TOTAL | RURAL | TOTAL | RURAL |"
 
 
-def test_a_label_beside_a_group_spanning_both_header_levels_heads_both():
-    """An airline's route table: "Routes" (the second column) spans both header levels beside "Dec-2015"
-    over "Pax | y.o.y(%)", and pdfplumber reads it in the upper row, None below; the lower level read
-    "|  | Pax | y.o.y(%) |" without it. A None after a filled cell of the lower row is that cell's own span,
-    and stays empty."""
-    md = table_to_markdown(
-        [
-            ["", "Routes", "Dec-2015", None, None, "Previous Year", "Share", None],
-            [None, None, "Pax", "y.o.y(%)", "L/F(%)", "L/F(%)", "Of all", None],
-            ["JAL Group", "Europe", "42,097", "88.3", "62.0", "70.8", "9", "%"],
-        ]
-    )
-    lines = md.splitlines()
-    assert lines[0] == "|  | Routes | Dec-2015 | Dec-2015 | Dec-2015 | Previous Year | Share | Share |"
-    assert lines[2] == "|  | Routes | Pax | y.o.y(%) | L/F(%) | L/F(%) | Of all |  |"
-
-
 def test_a_row_label_spanning_several_rows_heads_each_of_them():
     """ISO 26262's ASIL table: "S3" spans the four rows E1-E4, and pdfplumber reads it in the first of
     them, None below. "| E4 | B | C | D |" read alone belonged to no severity, and the reader answered
