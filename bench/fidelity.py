@@ -120,8 +120,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--docs", required=True, help="the held-out corpus folder (bench/heldout/get_corpus.py)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
-    ap.add_argument("--set", choices=("heldout", "practice", "practice2", "practice3", "practice4", "practice5"),
-                    default="heldout",
+    ap.add_argument("--set", default="heldout",
+                    choices=("heldout", "practice", "practice2", "practice3", "practice4", "practice5"),
                     help="practice…: bench/<set>'s open quotes (--split is ignored)")  # fmt: skip
     ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
     args = ap.parse_args()
