@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pymupdf
 import pytest
 
@@ -45,17 +47,21 @@ def _font(doc: pymupdf.Document, to_unicode_map: str | None) -> int:
     return font
 
 
-def _pdf(to_unicode_map: str | None = _CMAP) -> bytes:
-    """A one-page PDF that sets ``_TEXT`` in a font whose encoding names its ligature glyphs."""
+def _set_in(font: Callable[[pymupdf.Document], int], text: bytes) -> bytes:
+    """A one-page PDF that sets ``text`` in the font ``font`` adds to the document (its xref)."""
     doc = pymupdf.open()
     page = doc.new_page()
-    font = _font(doc, to_unicode_map)
-    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font(doc)} 0 R >> >>")
     content = doc.get_new_xref()
     doc.update_object(content, "<<>>")
-    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + _TEXT + b") Tj ET")
+    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + text + b") Tj ET")
     doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
     return doc.tobytes()
+
+
+def _pdf(to_unicode_map: str | None = _CMAP) -> bytes:
+    """A one-page PDF that sets ``_TEXT`` in a font whose encoding names its ligature glyphs."""
+    return _set_in(lambda doc: _font(doc, to_unicode_map), _TEXT)
 
 
 def test_the_pdf_reads_short_before_mending():
@@ -103,18 +109,15 @@ _RUPEE = b"Includes `2.45 crore outstanding under the market loan suspense accou
 def _rupee_pdf(base_font: str) -> bytes:
     """A one-page PDF that sets ``_RUPEE`` in a WinAnsi font called ``base_font`` (as an Indian report
     sets it in Foradian's Rupee font, whose grave accent draws the rupee sign)."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    font = doc.get_new_xref()
-    doc.update_object(
-        font, f"<< /Type /Font /Subtype /Type1 /BaseFont /{base_font} /Encoding /WinAnsiEncoding >>"
-    )
-    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
-    content = doc.get_new_xref()
-    doc.update_object(content, "<<>>")
-    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + _RUPEE + b") Tj ET")
-    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
-    return doc.tobytes()
+
+    def font(doc: pymupdf.Document) -> int:
+        xref = doc.get_new_xref()
+        doc.update_object(
+            xref, f"<< /Type /Font /Subtype /Type1 /BaseFont /{base_font} /Encoding /WinAnsiEncoding >>"
+        )
+        return xref
+
+    return _set_in(font, _RUPEE)
 
 
 @pytest.mark.parametrize("parser", ["layout", "plain"])
