@@ -9,6 +9,7 @@ model reads that prompt with its encoder and writes only the answer.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import shutil
@@ -41,6 +42,27 @@ def models_dir() -> Path:
     return Path(root) / "models"
 
 
+@contextlib.contextmanager
+def _gguf_read_once() -> Iterator[None]:
+    """transformers parses a GGUF's metadata anew for the tokenizer, the config and the weights (for Gemma's
+    262k-token vocabulary ~20 s each, in pure Python); within this block one parse per file serves all."""
+    gguf = require("gguf", "reading a GGUF model", extra="local")
+    original = gguf.GGUFReader
+    readers: dict[tuple[str, str], Any] = {}
+
+    def reader(path: Any, mode: str = "r") -> Any:
+        key = (os.fspath(path), mode)
+        if key not in readers:
+            readers[key] = original(path, mode)
+        return readers[key]
+
+    gguf.GGUFReader = reader  # transformers imports it from the module at each call
+    try:
+        yield
+    finally:
+        gguf.GGUFReader = original
+
+
 def packaged_gemma_checkpoint(progress_log: bool = True) -> Path:
     """The packaged Gemma GGUF converted to a transformers checkpoint, converting (once) if needed."""
     target = models_dir() / "gemma3-270m-hf"
@@ -58,16 +80,17 @@ def packaged_gemma_checkpoint(progress_log: bool = True) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     gguf = pkg.assemble(target.parent / pkg.MODEL_NAME)
     if progress_log:
-        log.warning("converting %s to a transformers checkpoint (once, takes a few minutes)", gguf.name)
+        log.warning("converting %s to a transformers checkpoint (once, takes a minute or so)", gguf.name)
     tmp = Path(tempfile.mkdtemp(dir=target.parent, prefix=".gemma-convert-"))
     try:
-        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
-        # dequantize: a plain dense checkpoint can be saved and reloaded in ~1 s; GGUF blocks cannot be saved
-        model = AutoModelForCausalLM.from_pretrained(
-            str(gguf.parent),
-            gguf_file=gguf.name,
-            quantization_config=GgufConfig(gguf_file=str(gguf), dequantize=True),
-        )
+        with _gguf_read_once():
+            tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)
+            # dequantize: a dense checkpoint can be saved and reloaded in ~1 s; GGUF blocks cannot be saved
+            model = AutoModelForCausalLM.from_pretrained(
+                str(gguf.parent),
+                gguf_file=gguf.name,
+                quantization_config=GgufConfig(gguf_file=str(gguf), dequantize=True),
+            )
         model.save_pretrained(tmp)
         tok.save_pretrained(tmp)
         os.replace(tmp, target)  # atomic: a half-converted model is never picked up

@@ -61,9 +61,17 @@ def test_extractive_follow_up_uses_previous_terms(docling_index, embedder):
     assert "1868" in ans.text
 
 
-def test_packaged_gemma_generates_and_streams():
-    ckpt = packaged_gemma_checkpoint()  # converts once per cache dir (a few minutes), then reuses
+def test_packaged_gemma_generates_and_streams(tmp_path, monkeypatch):
+    import gguf
+
+    monkeypatch.setenv("RAGKIT_CACHE_DIR", str(tmp_path))  # converted here, whatever a cache holds
+    parses = []
+    parse = gguf.GGUFReader
+    monkeypatch.setattr(gguf, "GGUFReader", lambda *a, **k: parses.append(a) or parse(*a, **k))
+    ckpt = packaged_gemma_checkpoint()  # converts once per cache dir, then reuses
     assert (ckpt / "config.json").is_file()
+    # the GGUF's metadata (a 262k-token vocabulary) is parsed once, not for tokenizer, config and weights
+    assert len(parses) == 1
     llm = LocalLLM()
     prompt = (
         "Sources:\n[1] notes.txt p.1\nThe capital of France is Paris.\n\n"
