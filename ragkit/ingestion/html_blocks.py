@@ -1,12 +1,13 @@
 """What the page shows that the extractor dropped, put back where it stood: section headings, picture
 captions, notes set apart (a wiki's hatnote), an article's standfirst and its closing note (its own
-footer's "Posted by …"). When trafilatura finds no article container it recovers the page's paragraphs,
-tables and lists but not one heading (a blog post read with none of its nine headings); a caption or
-standfirst set between a headline and the body is outside the container it reads. Each such block is
-read from the tree before extraction with the text that follows it, and a block the reading lacks goes
-back in front of the first line that opens with that text. A block none of whose following text the
-reading holds (a sidebar's "Related posts") stays out. An article's closing note has no text after it in
-the article, so it goes after the line that ends with the text before it."""
+footer's "Posted by …"), and paragraphs of prose dropped from between text it kept (a trial registry's
+summary). When trafilatura finds no article container it recovers the page's paragraphs, tables and
+lists but not one heading (a blog post read with none of its nine headings); a caption or standfirst set
+between a headline and the body is outside the container it reads. Each such block is read from the tree
+before extraction with the text that follows it, and a block the reading lacks goes back in front of the
+first line that opens with that text. A block none of whose following text the reading holds (a
+sidebar's "Related posts") stays out. An article's closing note has no text after it in the article, so
+it goes after the line that ends with the text before it."""
 
 from __future__ import annotations
 
@@ -50,6 +51,33 @@ _CLOSING = "//body//article//footer//p[not(ancestor::nav) and not(ancestor::asid
 _SEPARATOR = re.compile(r"[\s|·•/,]*")
 #: a closing note shorter than this many words is a label ("Share", "Tags"), not a note
 CLOSING_WORDS = 3
+#: a paragraph of prose the extractor dropped from between text it kept (a trial registry's "Brief
+#: Summary" set in bare <div>s): a block of text with no block inside it, at least this many words, ending
+#: as a sentence ends, at most this share of its words in links, outside tables, lists, forms and the
+#: page's furniture
+PROSE_WORDS = 25
+PROSE_LINKED = 0.3
+#: a paragraph in a box whose class or id says it is the page's furniture (a teaser of another article, a
+#: consent notice standing in for an embed, an advertising disclaimer) is not put back
+_FURNITURE = re.compile(
+    r"teaser|consent|privacy|cookie|disclaimer|placeholder|promo|related|newsletter|advert|sponsor|social"
+    r"|share|comment|popup|modal|subscribe",
+    re.I,
+)
+#: a paragraph's place is also found by one of the next ``PROSE_RUNS`` runs outside links: alone, one of at
+#: least ``PROSE_KEY`` characters (folded, no spaces), then with the runs after it
+PROSE_RUNS = 16
+PROSE_KEY = 20
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]]*$")
+_INNER = " or ".join(
+    f"self::{t}"
+    for t in ("p", "div", "table", "ul", "ol", "dl", "li", "section", "article", "blockquote", "pre", "form",
+              "h1", "h2", "h3", "h4", "h5", "h6")
+)  # fmt: skip
+_PROSE = (
+    f"//body//*[self::p or self::div][{_OUTSIDE}][not(ancestor::table) and not(ancestor::li)"
+    f" and not(ancestor::form) and not(ancestor::figcaption)][not(descendant::*[{_INNER}])]"
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +91,9 @@ class Block:
     #: the text before the block, folded without spaces: where an article's closing note goes (after
     #: the line that ends with it); empty for the other blocks
     before: str = ""
+    #: a paragraph of prose (:data:`PROSE_WORDS`): put back only between text the reading holds, and not
+    #: when the reading holds its opening or its end (the extractor kept part of it)
+    prose: bool = False
 
     @property
     def line(self) -> str:
@@ -76,26 +107,67 @@ def page_blocks(tree: Any) -> list[Block]:
     closing, titles = _closing(tree), _table_titles(tree)
     wanted = {el: k for k, el in enumerate(_candidates(tree, titles) + closing)}
     runs, inside, linked, ends, opens = _runs(tree, wanted)
-    out = []
+    out: list[tuple[int, Block]] = []
     for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
         if el in closing:
-            out += _closing_note(runs, linked, opens[el], end)
+            out += [(end, b) for b in _closing_note(runs, linked, opens[el], end)]
             continue
         text = " ".join(shown_text(el, _BREAKS).split())
         heading = el.tag in ("h1", "h2", "h3", "h4", "h5", "h6")
         if not text or len(text.split()) > (HEADING_WORDS if heading else CAPTION_WORDS):
             continue
-        past = next((k for k in range(end, len(runs)) if not inside[k]), len(runs))
-        starts = [end, past]
-        for k in range(past, min(past + SKIP_RUNS, len(runs))):
-            if (heading and linked[k]) or len(" ".join(runs[past : k + 1]).split()) > SKIP_WORDS:
-                break
-            starts.append(k + 1)
-        # a heading over links heads a list of them ("More on this", "Related articles"), not a section
-        starts = [k for k in starts if not (heading and k < len(runs) and linked[k])]
-        after = tuple(_key(runs, start) for start in dict.fromkeys(starts))
         level = int(el.tag[1]) if heading else TITLE_LEVEL if el in titles else 0
-        out.append(Block(level, text, after))
+        out.append((end, Block(level, text, _after(runs, inside, linked, end, heading))))
+    # in page order (the runs are the same whichever blocks are marked): two blocks put back before the
+    # same line go in the order the page shows them
+    return [b for _, b in sorted(out + _prose(tree), key=lambda item: item[0])]
+
+
+def _lineage(el: Any) -> list[Any]:
+    """``el`` and the elements it stands in, up to the page's body."""
+    return [el, *(a for a in el.iterancestors() if a.tag not in ("body", "html"))]
+
+
+def _after(
+    runs: list[str], inside: list[bool], linked: list[bool], end: int, heading: bool
+) -> tuple[str, ...]:
+    """Keys of the text after a block ending at run ``end``: right after it, after the blocks that follow
+    it, and after a few short runs past those (not past links, for a heading)."""
+    past = next((k for k in range(end, len(runs)) if not inside[k]), len(runs))
+    starts = [end, past]
+    for k in range(past, min(past + SKIP_RUNS, len(runs))):
+        if (heading and linked[k]) or len(" ".join(runs[past : k + 1]).split()) > SKIP_WORDS:
+            break
+        starts.append(k + 1)
+    # a heading over links heads a list of them ("More on this", "Related articles"), not a section
+    starts = [k for k in starts if not (heading and k < len(runs) and linked[k])]
+    return tuple(_key(runs, start) for start in dict.fromkeys(starts))
+
+
+def _prose(tree: Any) -> list[tuple[int, Block]]:
+    """The page's paragraphs of prose (:data:`_PROSE`), each with the text after it as a heading's (the
+    next paragraph first, so one the reading holds keeps its place after it) and the run it ends at."""
+    found = [
+        el
+        for el in tree.xpath(_PROSE)
+        if not any(_FURNITURE.search(f"{a.get('class', '')} {a.get('id', '')}") for a in _lineage(el))
+        and not el.xpath("ancestor-or-self::*[@role='note' or @role='dialog' or @aria-hidden='true']")
+    ]
+    wanted = {el: k for k, el in enumerate(found)}
+    runs, inside, linked, ends, _ = _runs(tree, wanted)
+    out = []
+    for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
+        text = " ".join(shown_text(el, _BREAKS).split())
+        words = len(text.split())
+        linked_words = sum(len(" ".join(a.text_content().split()).split()) for a in el.xpath(".//a"))
+        if words < PROSE_WORDS or not _SENTENCE_END.search(text) or linked_words > PROSE_LINKED * words:
+            continue
+        # then each of the next runs alone: the labels around a paragraph the extractor dropped are often
+        # dropped with it ("Condition or disease" over a table whose cell it kept)
+        later = [k for k in range(end, min(end + PROSE_RUNS, len(runs))) if not linked[k]]
+        alone = tuple(a for k in later if len(a := fold(runs[k]).replace(" ", "")) >= PROSE_KEY)
+        keys = _after(runs, inside, linked, end, True) + alone + tuple(_key(runs, k) for k in later)
+        out.append((end, Block(0, text, keys, prose=True)))
     return out
 
 
@@ -229,9 +301,13 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
         mine = fold(b.text).replace(" ", "")
         if (mine in lines or fold(b.line).replace(" ", "") in lines) if b.level else (mine in flat):
             continue
+        if b.prose and (mine in lines or mine[:ANCHOR_CHARS] in flat or mine[-ANCHOR_CHARS:] in flat):
+            continue  # held in part, or put back already (a note the page repeats as a paragraph)
         at = next((s for key in b.after if len(key) >= ANCHOR_MIN
                    if (s := _line_opening(text, flat, offsets, key)) is not None),
                   None)  # fmt: skip
+        if b.prose and (at is None or not fold(text[:at])):
+            continue  # not after text the reading holds: before the article, or at the page's end
         if at is not None:
             inserts.setdefault(at, []).append(b.line + "\n\n")
             lines.add(mine)
