@@ -41,21 +41,16 @@ _ROW_ESCAPE = re.compile(r"\\([\\`*_{}\[\]()#+\-.!<>~])")
 
 
 def _layout_table(table: Any) -> bool:
-    """A table that lays the page out rather than holding data: fewer than two rows, one column that is no
-    list under a header cell (a column headed by a ``<th>``, a trial record's "Condition or disease" over
-    its conditions, is data; a headed column of links is a menu), a table inside it, or a cell of prose
-    holding half the table's words (a list of films with a long synopsis in one row is data)."""
+    """A table that lays the page out rather than holding data: fewer than two rows or two columns, a
+    table inside it, or a cell of prose holding half the table's words (a list of films with a long
+    synopsis in one row is data)."""
     rows = table.xpath("./tr | ./thead/tr | ./tbody/tr | ./tfoot/tr")
     cells = [c for r in rows for c in r if c.tag in ("td", "th")]
     columns = max((sum(1 for c in r if c.tag in ("td", "th")) for r in rows), default=0)
-    first = [c for c in rows[0] if c.tag in ("td", "th")] if rows else []
     nested = bool(table.xpath(".//table"))
     words = [len(" ".join(c.itertext()).split()) for c in cells]
     wordy = any(w > LAYOUT_CELL_WORDS and 2 * w >= sum(words) for w in words)
-    linked = sum(len(" ".join(a.itertext()).split()) for a in table.xpath(".//a"))
-    # a headed column of links is a menu (a wiki's sidebar of related topics), not data
-    listed = bool(first) and all(c.tag == "th" for c in first) and 2 * linked < sum(words)
-    return len(rows) < 2 or (columns < 2 and not listed) or nested or wordy
+    return len(rows) < 2 or columns < 2 or nested or wordy
 
 
 _BLOCK_CHILD = " | ".join(

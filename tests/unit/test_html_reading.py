@@ -129,27 +129,3 @@ def test_a_pretty_printed_pages_indentation_is_not_read_but_code_keeps_its_own()
     assert not [x for x in text.splitlines() if x[:1].isspace() and "return 1" not in x]
     assert "    return 1" in text.splitlines()
     assert "in which\nthe day is repeatedly" in text or "in which the day is repeatedly" in text
-
-
-def test_one_column_under_a_header_cell_stays_a_table_and_one_without_is_layout():
-    """A trial record's "Condition or disease" over its conditions is a list of data: unwrapped as layout,
-    its header went and its groups' labels with it. A one-column table with no header cell still lays
-    text out (a quotation in a box)."""
-    groups = b"".join(
-        b"<tr><td>Patients - Stage %d treated with surgery <div>ctDNA is measured at three times.</div></td>"
-        b"</tr>" % i
-        for i in (1, 2, 3)
-    )
-    data = b"<table border='1'><tr><th>Group/Cohort</th></tr>" + groups + b"</table>"
-    text = html_to_document("trial.html", _page(PROSE + data + PROSE)).text
-    assert "| Group/Cohort |" in text
-    assert "| Patients - Stage 2 treated with surgery ctDNA is measured at three times. |" in text
-    boxed = b"<table><tr><td>" + PROSE + b"</td></tr><tr><td>Boxed text set as a note.</td></tr></table>"
-    assert "|" not in html_to_document("boxed.html", _page(boxed)).text
-
-
-def test_a_headed_column_of_links_is_a_menu_not_a_table():
-    """A wiki's sidebar of related topics under a header cell ("Machine learning and data mining")."""
-    topics = b"".join(b"<tr><td><a href='/t%d'>Topic number %d</a></td></tr>" % (i, i) for i in range(8))
-    menu = b"<table class='vertical-navbox'><tr><th>Machine learning</th></tr>" + topics + b"</table>"
-    assert "| Topic number 3 |" not in html_to_document("tsne.html", _page(PROSE + menu + PROSE)).text
