@@ -44,8 +44,9 @@ def models_dir() -> Path:
 
 @contextlib.contextmanager
 def _gguf_read_once() -> Iterator[None]:
-    """transformers parses a GGUF's metadata anew for the tokenizer, the config and the weights (for Gemma's
-    262k-token vocabulary ~20 s each, in pure Python); within this block one parse per file serves all."""
+    """transformers parses a GGUF's metadata anew for the tokenizer, the config and the weights (Gemma's
+    262k-token vocabulary, in pure Python: seconds each); within this block one parse per file serves all.
+    The patch is process-wide while the block runs: another GGUF read meanwhile is cached the same way."""
     gguf = require("gguf", "reading a GGUF model", extra="local")
     original = gguf.GGUFReader
     readers: dict[tuple[str, str], Any] = {}
