@@ -167,7 +167,8 @@ def _prose(tree: Any) -> list[tuple[int, Block]]:
         later = [k for k in range(end, min(end + PROSE_RUNS, len(runs))) if not linked[k]]
         alone = tuple(a for k in later if len(a := fold(runs[k]).replace(" ", "")) >= PROSE_KEY)
         keys = _after(runs, inside, linked, end, True) + alone + tuple(_key(runs, k) for k in later)
-        out.append((end, Block(0, text, keys, prose=True)))
+        # each key once, in order: ``_after``'s first key is the next run's, which ``later`` repeats
+        out.append((end, Block(0, text, tuple(dict.fromkeys(keys)), prose=True)))
     return out
 
 
