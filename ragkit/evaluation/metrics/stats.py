@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, replace
 import numpy as np
 
 from ragkit.core.optional import require
+from ragkit.evaluation.metrics.ranktests import signed_rank_p
 
 #: below this many questions with a non-zero difference, no test can reach p < 0.05 reliably
 MIN_INFORMATIVE = 6
@@ -168,7 +169,7 @@ def paired_test(a: Sequence[float], b: Sequence[float]) -> tuple[float, str]:
     if np.unique(np.abs(nz)).size == 1:  # all differences the same size: count signs
         k = int((nz > 0).sum())
         return float(stats.binomtest(k, nz.size, 0.5).pvalue), "sign test"
-    return float(stats.wilcoxon(nz, zero_method="wilcox", alternative="two-sided").pvalue), "wilcoxon"
+    return signed_rank_p(nz), "wilcoxon"
 
 
 def compare_paired(

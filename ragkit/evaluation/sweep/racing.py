@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
-from ragkit.core.optional import require
+from ragkit.evaluation.metrics.ranktests import friedman_p_value
 from ragkit.evaluation.metrics.stats import ALPHA, PairedComparison, compare_paired, paired_test
 
 #: bootstrap resamples for a drop's interval (the verdict's CI; the p-value decides first)
@@ -119,11 +119,10 @@ def friedman_p(scores: Mapping[str, Sequence[float]]) -> float | None:
     scores are identical everywhere."""
     if len(scores) < 3:
         return None
-    stats = require("scipy.stats", "significance tests")
     columns = [np.asarray(v, dtype=float) for v in scores.values()]
     if len(columns[0]) < 2 or all(np.array_equal(columns[0], c) for c in columns[1:]):
         return 1.0
-    p = float(stats.friedmanchisquare(*columns).pvalue)
+    p = friedman_p_value(columns)
     return 1.0 if math.isnan(p) else p
 
 
