@@ -133,6 +133,19 @@ def settle(page) -> None:
     page.wait_for_timeout(300)
 
 
+def upload(page, scope, files) -> None:
+    """Choose ``files`` in ``scope``'s file uploader and wait until each one is sent (its chip offers
+    "Remove", not "Cancel upload") and the rerun that hands them to the app is over: a button clicked
+    while a file is still on its way runs the app without it."""
+    from playwright.sync_api import expect
+
+    paths = [str(f) for f in ([files] if isinstance(files, (str, Path)) else files)]
+    scope.locator('input[type="file"]').set_input_files(paths)
+    for path in paths:
+        expect(scope.get_by_role("button", name=f"Remove {Path(path).name}", exact=True)).to_be_visible()
+    settle(page)
+
+
 def choose(page, sidebar, box: str, option) -> str:
     """Pick ``option`` (a name, or a pattern: its first match) in the selectbox ``box`` of ``sidebar`` (or
     any container); returns the option's text. A rerun that starts late (a busy machine) can re-render the
@@ -219,8 +232,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
         "The lab note says the reading room closes at seven in the evening on weekdays.\n"
     )
     files.append(str(note))
-    main.locator('input[type="file"]').set_input_files(files)
-    expect(main.get_by_text("lab-note.md").first).to_be_visible()
+    upload(page, main, files)
     main.get_by_role("button", name="Upload and index").click()
     expect(main.get_by_text("Reading 3 file(s)").first).to_be_visible()
     progress = main.locator('[data-testid="stProgress"]').first
@@ -382,8 +394,7 @@ def _session(page, context, server, tmp_path, evaldata, expect, pixels, web):
         '"What is the boiling point of liquid nitrogen on Mars?",,\n'
     )
     run_panel.get_by_text("Upload a CSV/JSONL").click()
-    run_panel.locator('input[type="file"]').set_input_files(str(qfile))
-    expect(main.get_by_text("questions.csv").first).to_be_visible()
+    upload(page, run_panel, qfile)
     main.get_by_role("button", name="Run evaluation").click()
     expect(
         main.get_by_text("File-level labels over 4 files cannot separate these configs").first
@@ -529,7 +540,7 @@ def test_a_bomb_uploaded_beside_a_good_file_is_refused_and_the_page_stays_usable
     sidebar.get_by_label("New collection").fill("bombs")
     sidebar.get_by_role("button", name="Create").click()
     expect(main.get_by_text("Collection bombs is empty")).to_be_visible()
-    main.locator('input[type="file"]').set_input_files([str(bomb), str(good)])
+    upload(page, main, [bomb, good])
     main.get_by_role("button", name="Upload and index").click()
     expect(main.get_by_text("Ingestion report")).to_be_visible()
     alerts = main.locator('[data-testid="stAlert"]')

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from tests.e2e.test_browser import no_traceback, shot
+from tests.e2e.test_browser import no_traceback, shot, upload
 
 pytestmark = pytest.mark.slow
 
@@ -50,9 +50,7 @@ def _session(page, server, tmp_path, evaldata, expect) -> None:
     expect(main.get_by_text("Collection reading is empty")).to_be_visible()
     paper = tmp_path / "acl2020_s2orc_2020.acl-main.447.pdf"
     shutil.copy(evaldata / "pdfs" / paper.name, paper)
-    main.locator('input[type="file"]').set_input_files(
-        [str(paper), str(ROOT / "bench/corpus/lab_handbook.docx")]
-    )
+    upload(page, main, [paper, ROOT / "bench/corpus/lab_handbook.docx"])
     main.get_by_role("button", name="Upload and index").click()
     expect(main.get_by_text("Ingestion report")).to_be_visible()
     no_traceback(page)
@@ -75,9 +73,9 @@ def _session(page, server, tmp_path, evaldata, expect) -> None:
     main.get_by_role("tab", name="Run", exact=True).click()
     panel = page.get_by_role("tabpanel").filter(has_text="Run evaluation")
     panel.get_by_text("Upload a CSV/JSONL").click()
-    upload = tmp_path / "mine.csv"
-    upload.write_text(QUESTIONS)
-    panel.locator('input[type="file"]').set_input_files(str(upload))
+    mine = tmp_path / "mine.csv"
+    mine.write_text(QUESTIONS)
+    panel.locator('input[type="file"]').set_input_files(str(mine))
     expect(panel.get_by_text("2 questions ready to run; 1 set aside").first).to_be_visible()
     expect(panel.get_by_text("81.1M English-language academic papers").first).to_be_visible()  # nearest
     expect(panel.get_by_text("where the page has “papers”").first).to_be_visible()  # why it missed

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.test_browser import no_traceback, settle, shot
+from tests.e2e.test_browser import no_traceback, settle, shot, upload
 
 pytestmark = pytest.mark.slow
 
@@ -89,7 +89,7 @@ def _form_sweep(page, server, tmp_path, expect) -> None:
     sidebar.get_by_role("button", name="Create").click()
     expect(main.get_by_text("Collection islands is empty")).to_be_visible()
     files, questions = _island_files(tmp_path)
-    main.locator('input[type="file"]').set_input_files(files)
+    upload(page, main, files)
     main.get_by_role("button", name="Upload and index").click()
     expect(main.get_by_text("Ingestion report")).to_be_visible()
     sidebar.get_by_role("link", name="Evaluate").click()
@@ -98,8 +98,7 @@ def _form_sweep(page, server, tmp_path, expect) -> None:
     panel.get_by_text("Upload a CSV/JSONL (over the active collection)").click()
     settle(page)
     uploader = panel.locator('[data-testid="stFileUploader"]').filter(has_text="Columns: question")
-    uploader.locator('input[type="file"]').set_input_files(str(questions))
-    expect(panel.get_by_text("islands.csv").first).to_be_visible()
+    upload(page, uploader, questions)
     # the grid, in the form only: two chunk sizes, two retrievers, two bm25 : dense ratios
     pick(page, panel, "Retriever (retriever)", "bm25")
     pick(page, panel, "Retriever (retriever)", "hybrid")
