@@ -21,7 +21,7 @@ run: setup
 	$(PY) -m streamlit run streamlit_app.py
 
 test: setup lint
-	$(PY) -m pytest -n 2 --dist loadgroup
+	$(PY) -m pytest -n 2 --dist loadfile
 
 test-fast: setup
 	$(PY) -m pytest -m "not slow"

@@ -17,18 +17,6 @@ EVALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "evaldata"
 PDFS = EVALDATA / "pdfs"
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """``make test`` runs two workers (``--dist loadgroup``). The Milvus tests share one worker, so one
-    server starts and a test that kills it never pulls it from under another; the browser tests share
-    one too, so two Chromium sessions never race each other's waits."""
-    for item in items:
-        if "milvus_server" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.xdist_group("milvus"))
-        elif "e2e" in item.path.parts:
-            item.add_marker(pytest.mark.xdist_group("browser"))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_cache(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Never touch the user's ~/.cache: every test session gets its own embedding cache dir."""
