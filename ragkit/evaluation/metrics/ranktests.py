@@ -5,9 +5,10 @@ A racing sweep tests every live set-up against the best at every look, and its s
 hundreds of grids; ``scipy.stats.wilcoxon`` spends most of its time in array-API dispatch and, for a few
 tied differences, in a general permutation test that re-ranks the data for every sign pattern. Here the
 same p-values come from the exact null distribution of the (doubled, so integral) rank sum, counted once
-per call. The choice of method is scipy's ``method="auto"``: exact below 51 differences without ties,
-every sign pattern when tied and at most 13, the tie-corrected normal approximation (no continuity
-correction, scipy's default) otherwise. ``tests/unit/test_ranktests.py`` holds the two to the same p-values.
+per call. The method is chosen as scipy 1.17's ``method="auto"`` (the pinned version) chooses it: exact
+below 51 differences without ties, every sign pattern when tied and at most 13, otherwise the
+tie-corrected normal approximation (no continuity correction, scipy's default).
+``tests/unit/test_ranktests.py`` holds the two to the same p-values.
 """
 
 from __future__ import annotations
