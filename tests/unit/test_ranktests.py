@@ -81,3 +81,14 @@ def test_friedman_with_every_row_tied_is_nan_as_in_scipy():
 def test_friedman_needs_three_candidates():
     with pytest.raises(ValueError, match="3\\+ candidates"):
         friedman_p_value([[1.0, 2.0], [2.0, 1.0]])
+
+
+def test_friedman_in_blocks_of_rows_is_the_same(monkeypatch):
+    """Many questions are ranked a block of rows at a time (memory bounded); blocks change nothing."""
+    from ragkit.evaluation.metrics import ranktests
+
+    rng = np.random.default_rng(11)
+    cols = rng.integers(0, 4, size=(5, 97)).astype(float)
+    whole = friedman_p_value(cols)
+    monkeypatch.setattr(ranktests, "PAIRS_PER_BLOCK", 3 * 25)  # 3 rows per block, the last one short
+    assert friedman_p_value(cols) == whole == pytest.approx(float(sps.friedmanchisquare(*cols).pvalue))

@@ -24,6 +24,8 @@ from ragkit.core.optional import require
 EXACT_MAX = 50
 #: ... and every one of the 2**n sign patterns, when tied, up to here
 PERMUTATION_MAX = 13
+#: Friedman's ranks compare each question's k scores pairwise, this many comparisons at a time
+PAIRS_PER_BLOCK = 1 << 20
 
 
 def average_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -115,8 +117,12 @@ def friedman_p_value(columns: Sequence[Sequence[float]]) -> float:
     n, k = data.shape
     if k < 3 or n == 0:
         raise ValueError(f"Friedman's test needs 3+ candidates over 1+ questions, got {k} x {n}")
-    less = (data[:, None, :] < data[:, :, None]).sum(axis=2)
-    equal = (data[:, None, :] == data[:, :, None]).sum(axis=2)
+    less, equal = np.empty((n, k), dtype=np.int64), np.empty((n, k), dtype=np.int64)
+    block = max(1, PAIRS_PER_BLOCK // (k * k))  # rows compared k x k at a time, memory bounded
+    for start in range(0, n, block):
+        rows = data[start : start + block]
+        less[start : start + block] = (rows[:, None, :] < rows[:, :, None]).sum(axis=2)
+        equal[start : start + block] = (rows[:, None, :] == rows[:, :, None]).sum(axis=2)
     ranks = less + (equal + 1) / 2.0
     # each member of a tie group of size t adds t**2 - 1, so a group adds t * (t*t - 1) in all
     ties = float(np.sum(equal.astype(float) ** 2 - 1))
