@@ -19,6 +19,7 @@ from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
+from ragkit.ingestion.pdf_spacing import install as read_squeezed_spaces
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
 from ragkit.ingestion.pdf_spans import fractions, picture_spans
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
@@ -71,6 +72,7 @@ def _parse_pdf(
 ) -> tuple[list[Page], list[str]]:
     import pymupdf
 
+    read_squeezed_spaces()  # a page set tight shows word spaces it does not write
     warnings: list[str] = []
     try:
         doc = pymupdf.open(stream=data, filetype="pdf")

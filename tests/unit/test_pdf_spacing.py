@@ -1,0 +1,110 @@
+"""A justified column set tight (word spaces squeezed to about 0.12 em, no space character written, as in
+an RNA journal's page) read "LongnoncodingRNA(ncRNA),whichconsistsof": both parsers now write the spaces
+the page shows, and leave kerning, monospaced code and an ordinary page as MuPDF reads them."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+from ragkit.ingestion.pdf_spacing import respace
+
+LINES = [
+    "Long noncoding RNA (ncRNA), which consists of more than",
+    "two hundred nucleotides and has little or no protein coding",
+    "capability, is a remarkable class of molecules that play an",
+    "important role in binding proteins and consolidating the",
+    "tertiary structures of many different molecules in cells.",
+]
+
+
+def _page(lines: list[str], gap_em: float, font: str = "helv", squeeze: bool = True) -> bytes:
+    """A page whose words are placed one by one, ``gap_em`` apart, with no space character between
+    them (``squeeze``) or with MuPDF's own spaced text (not squeezed)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=420, height=300)
+    size = 10.0
+    for n, line in enumerate(lines):
+        y = 60 + 14 * n
+        if not squeeze:
+            page.insert_text((40, y), line, fontsize=size, fontname=font)
+            continue
+        x = 40.0
+        for word in line.split():
+            page.insert_text((x, y), word, fontsize=size, fontname=font)
+            x += pymupdf.get_text_length(word, fontname=font, fontsize=size) + gap_em * size
+    return doc.tobytes()
+
+
+def _read(data: bytes, parser: str) -> str:
+    doc = parse_bytes("squeezed.pdf", data, max_mb=50, settings=ParseSettings(pdf_parser=parser, ocr="never"))
+    return " ".join(doc.text.split())
+
+
+def test_mupdf_writes_no_space_at_a_squeezed_gap():
+    """The defect's ground: MuPDF's own reading, before any repair, glues the words."""
+    text = pymupdf.open(stream=_page(LINES, 0.12), filetype="pdf")[0].get_textpage().extractText()
+    assert "Longnoncoding" in text.replace(" ", "") and "Long noncoding" not in text
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_squeezed_word_spaces_are_read_as_spaces(parser):
+    text = _read(_page(LINES, 0.12), parser)
+    for line in LINES:
+        assert line in text, (line, text)
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_kerning_sized_gaps_do_not_split_words(parser):
+    """Gaps of 0.05 em, the size of kerning, are not word spaces: the words stay whole."""
+    text = _read(_page(LINES, 0.05), parser)
+    assert "Longnoncoding" in text.replace(" ", "")
+    assert "Long noncoding" not in text
+
+
+def _raw(data: bytes) -> dict:
+    page = pymupdf.open(stream=data, filetype="pdf")[0]
+    return page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT).extractRAWDICT()
+
+
+def _texts(raw: dict) -> list[str]:
+    lines = [ln for b in raw["blocks"] for ln in b.get("lines", [])]
+    return ["".join(c["c"] for s in ln["spans"] for c in s["chars"]) for ln in lines]
+
+
+def test_a_page_of_ordinary_spacing_is_returned_as_it_is():
+    raw = _raw(_page(LINES, 0.0, squeeze=False))
+    before = _texts(raw)
+    assert _texts(respace(raw)) == before
+
+
+def _tracked(lines: list[str], tracking_em: float) -> bytes:
+    """A page set letter-spaced: every glyph placed on its own, ``tracking_em`` after the one before."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=600, height=300)
+    for n, line in enumerate(lines):
+        x = 40.0
+        for ch in line:
+            if ch != " ":
+                page.insert_text((x, 60 + 14 * n), ch, fontsize=10, fontname="cour")
+            x += pymupdf.get_text_length(ch, fontname="cour", fontsize=10) + tracking_em * 10
+    return doc.tobytes()
+
+
+def test_letter_spaced_text_is_not_split_at_every_letter():
+    """Letter-spaced headings, and monospaced code whose glyphs are narrower than their cells, have the
+    same gap at every letter: none of them is a word space."""
+    lines = ["for sentence in document", "print the sentences now", "import everything here"]
+    raw = _raw(_tracked(lines, 0.1))
+    before = _texts(raw)
+    assert "sentence" in " ".join(before)
+    assert _texts(respace(raw)) == before
+
+
+def test_two_squeezed_lines_are_not_evidence_enough():
+    """One or two tight lines can be a table's figures or a formula: a page needs three."""
+    raw = _raw(_page(LINES[:2], 0.12))
+    before = _texts(raw)
+    assert _texts(respace(raw)) == before
