@@ -33,8 +33,8 @@ _ROW = 3.0
 _ROWS = 0.5
 #: boxes that are no part of the running text's order
 _MARGIN = ("page-header", "page-footer")
-#: boxes that hold a figure and its caption, which may stand anywhere in a column
-_FIGURE = ("picture", "caption")
+#: boxes that hold a figure or a table and its caption, which may stand anywhere in a column
+_FIGURE = ("picture", "caption", "table")
 
 
 def _gutter(boxes: list[tuple[float, float, float, float]]) -> float | None:
@@ -168,10 +168,11 @@ def _prose(paragraph: str, item: bool = False) -> bool:
 
 
 def sentence_first(text: str, boxes: list[Box], classes: list[str], order: list[int]) -> list[int]:
-    """``order`` with a figure that stands between a sentence and its end (a column's foot, then the next
-    column's head) moved after the paragraph that ends it, so the sentence reads whole; the column's
-    footnotes between them move with it (they go to the page's end; footnotes alone between the halves
-    are left to :func:`~ragkit.ingestion.pdf_layout.reflow`, which knows a footnote taken for text)."""
+    """``order`` with a figure or table that stands between a sentence and its end (a column's foot,
+    then the next column's head) moved after the paragraph that ends it, so the sentence reads whole;
+    the column's footnotes between them move with it (they go to the page's end; footnotes alone between
+    the halves are left to :func:`~ragkit.ingestion.pdf_layout.reflow`, which knows a footnote taken for
+    text)."""
     out = list(order)
     k = 0
     while k < len(out):

@@ -134,3 +134,28 @@ def test_a_sentence_goes_on_past_its_columns_footnotes_and_a_figure_after_a_comm
     read = _read(S2ORC)
     assert read.index("PubMed Central,³ CiteSeerX (Giles et al.),⁴ are popular resources.") == 1
     assert read.index("Figure 1: Inline citations are annotated.") > 1
+
+
+#: an RNA journal's page (olmOCR's ``failing_pdf_pg9``): the left column ends mid-sentence, the right one
+#: opens with a table and its caption, then the sentence goes on
+RNA_PAGE = [
+    ("text", (50, 500, 290, 700), "We only compare four methods. This is because RNAMotifScan"),
+    ("caption", (310, 50, 550, 70), "TABLE 1. AP values of five computational methods"),
+    ("table", (310, 75, 550, 180), "|Motif|LS-RSMR|\n|---|---|\n|Tetraloop|0.905|"),
+    ("text", (310, 190, 550, 400), "uses a base pair isostericity diagram as input."),
+]
+
+
+def test_a_table_between_a_sentence_and_its_end_goes_after_the_paragraph():
+    read = _read(RNA_PAGE)
+    assert read[:2] == [
+        "We only compare four methods. This is because RNAMotifScan",
+        "uses a base pair isostericity diagram as input.",
+    ]
+    assert read[2:] == ["TABLE 1. AP values of five computational methods", RNA_PAGE[2][2]]
+
+
+def test_a_table_after_a_finished_sentence_keeps_its_place():
+    spec = [(*RNA_PAGE[0][:2], "This is because of RNAMotifScan."), *RNA_PAGE[1:3],
+            (*RNA_PAGE[3][:2], "Uses of a base pair isostericity diagram.")]  # fmt: skip
+    assert _read(spec) == [s[2] for s in spec]
