@@ -15,6 +15,11 @@ _RTL_LETTER = re.compile(f"[{_RTL}]")
 _LTR_RUN = re.compile(f"[^\\s{_RTL}]+(?:\\s+[^\\s{_RTL}]+)*")
 
 
+def has_rtl(text: str) -> bool:
+    """Whether ``text`` holds an Arabic or Hebrew letter (so x order on the page is not reading order)."""
+    return _RTL_LETTER.search(text) is not None
+
+
 def _rtl_line(line: str) -> bool:
     rtl = len(_RTL_LETTER.findall(line))
     other = sum(c.isalpha() for c in line) - rtl

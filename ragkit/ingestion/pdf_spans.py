@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ragkit.ingestion.bidi import has_rtl
+
 #: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
 #: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
 WORD_GAP = 0.15
@@ -99,7 +101,7 @@ def cell_text(
     from pymupdf4llm.helpers import utils
 
     lines: list[str] = []
-    for line in _lines_meeting(table_blocks, cell):
+    for line in left_to_right(_lines_meeting(table_blocks, cell)):
         text, last_x1, point = "", None, False  # point: the last character had no advance
         for span in line["spans"]:
             if utils.are_disjoint(span["bbox"], cell):
@@ -117,6 +119,32 @@ def cell_text(
     for x in (x for x in lines if x):
         joined += ("\n" if line_end_hyphen(joined) else " " if joined else "") + x
     return fractions(joined).replace("|", "\\|") if markdown else fractions(joined)
+
+
+def left_to_right(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A cell's lines in the page's order, except that lines which follow one another on one row (which
+    the page may draw right first: a score sheet's "24.28" before the "49.88" left of it, "0.57" before
+    the element's name) read left to right. Lines that are not horizontal, or hold right-to-left
+    letters, keep the page's order."""
+    if len(lines) < 2 or any(not _horizontal(ln) or has_rtl(_line_text(ln)) for ln in lines):
+        return lines
+    runs: list[list[dict[str, Any]]] = []
+    for ln in lines:
+        if runs and _one_row(runs[-1][0]["bbox"], ln["bbox"]):
+            runs[-1].append(ln)
+        else:
+            runs.append([ln])
+    return [ln for run in runs for ln in sorted(run, key=lambda ln: ln["bbox"][0])]
+
+
+def _one_row(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two line boxes stand on one row: they share half the height of the lower one."""
+    shared = min(a[3], b[3]) - max(a[1], b[1])
+    return shared >= 0.5 * min(a[3] - a[1], b[3] - b[1])
+
+
+def _line_text(line: dict[str, Any]) -> str:
+    return "".join(s.get("text") or "".join(c["c"] for c in s.get("chars", ())) for s in line["spans"])
 
 
 _LINES: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]], Any]] = {}
