@@ -36,6 +36,11 @@ with right, st.form("add_urls", clear_on_submit=True):
     url_text = st.text_area("Add URLs (one per line)", height=110, placeholder="https://example.org/page")
     add_urls = st.form_submit_button("Fetch and index")
 resources.parse_workers()  # a warm parse worker for the upload to come (started once per server)
+if submitted and not files:  # pressed before any file arrived: the form is cleared, so say so
+    st.warning(
+        "No file had arrived when “Upload and index” was pressed (a file still uploading is not sent "
+        "with the form). Choose the files again, and press it once each one is listed with its size."
+    )
 if submitted and files:
     try:
         with widgets.progress_panel(f"Reading {len(files)} file(s)") as progress:

@@ -386,3 +386,13 @@ def test_service_urls_a_visitor_sets_are_held_to_the_fetch_policy(app, monkeypat
     assert not again.exception, again.exception
     assert again.session_state["configs"]["B"].searxng_url is None
     assert "SearXNG instance URL 'http://10.1.2.3' not used" in texts(again.sidebar.error)
+
+
+def test_upload_pressed_before_any_file_arrived_says_so(app):
+    """Pressing "Upload and index" while a file is still being sent submits the form without it; the form
+    is cleared, so the page says what happened instead of doing nothing."""
+    app.run()
+    [button] = [b for b in app.button if b.label == "Upload and index"]
+    button.click().run()
+    assert not app.exception, app.exception
+    assert "No file had arrived" in texts(app.warning)
