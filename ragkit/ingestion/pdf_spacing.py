@@ -3,10 +3,10 @@
 MuPDF writes a space where the gap between two glyphs is wider than about 0.15 em. A justified
 column set tight (some typesetters squeeze word spaces to a tenth of an em and write no space
 character) then reads "LongnoncodingRNA(ncRNA),whichconsistsof>200ntand": no quote typed from the
-rendered page is found in it. :func:`respace` finds such a page by its evidence — several lines whose
-letters touch while a few gaps, each at least :data:`MIN_GAP`, stand clear of them — and writes a
-space at those gaps, so the text reads as the page shows it. A page of ordinary spacing, letter-spaced
-headings and monospaced code (where every gap is alike) are left as MuPDF reads them.
+rendered page is found in it. :func:`respace` finds such a page by its evidence — several lines (or one
+long phrase) whose letters touch while a few gaps, each at least :data:`MIN_GAP`, stand clear of them —
+and writes a space at those gaps, so the text reads as the page shows it. A page of ordinary spacing,
+letter-spaced headings and monospaced code (where every gap is alike) are left as MuPDF reads them.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ MIN_GAP = 0.08
 LETTER_GAP, LETTER_SHARE = 0.03, 0.3
 #: at most this share of a run's gaps may be word spaces (monospaced code has a gap at every letter)
 MAX_SHARE = 0.4
-#: a page is read as set tight when this many lines each have this many squeezed spaces
-TIGHT_LINES, SPACES_PER_LINE = 3, 3
+#: a page is read as set tight when this many lines each have this many squeezed spaces, or one line has
+#: ``LONE_LINE`` (a phrase of seven words glued: "Userscaneasilyfiltercandidatesby…")
+TIGHT_LINES, SPACES_PER_LINE, LONE_LINE = 3, 3, 6
 
 Char = dict[str, Any]
 Place = tuple[int, int]  # (span index, char index) in a line
@@ -79,7 +80,8 @@ def respace(page: dict[str, Any]) -> dict[str, Any]:
     changed in place and returned); any other page is returned as it is."""
     lines = _lines(page.get("blocks", []))
     places = [(ln, squeezed(ln)) for ln in lines]
-    if sum(len(p) >= SPACES_PER_LINE for _, p in places) < TIGHT_LINES:
+    tight = sum(len(p) >= SPACES_PER_LINE for _, p in places) >= TIGHT_LINES
+    if not tight and not any(len(p) >= LONE_LINE for _, p in places):
         return page
     for line, found in places:
         for si, ci in sorted(found, reverse=True):  # from the end, so earlier places stay valid
@@ -100,14 +102,21 @@ def as_text(page: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
-_INSTALLED = False
+_ENGINE: Any = None  # PyMuPDF's own page reading, once install() has put respacing in its place
+
+
+def engine_rawdict(textpage: Any) -> dict[str, Any]:
+    """``textpage`` in RAWDICT form as PyMuPDF itself reads it, squeezed spaces not written."""
+    import pymupdf
+
+    return (_ENGINE or pymupdf.TextPage._textpage_dict)(textpage, raw=True)
 
 
 def install() -> None:
     """Make every DICT and RAWDICT reading of a PyMuPDF text page (the layout engine's, the plain
     parser's, table cells') carry the squeezed word spaces (once per process)."""
-    global _INSTALLED
-    if _INSTALLED:
+    global _ENGINE
+    if _ENGINE is not None:
         return
     import pymupdf
 
@@ -118,4 +127,4 @@ def install() -> None:
         return page if raw else as_text(page)
 
     pymupdf.TextPage._textpage_dict = textpage_dict
-    _INSTALLED = True
+    _ENGINE = engine

@@ -9,7 +9,7 @@ import pytest
 
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.parsing import ParseSettings
-from ragkit.ingestion.pdf_spacing import respace
+from ragkit.ingestion.pdf_spacing import engine_rawdict, respace
 
 LINES = [
     "Long noncoding RNA (ncRNA), which consists of more than",
@@ -65,8 +65,9 @@ def test_kerning_sized_gaps_do_not_split_words(parser):
 
 
 def _raw(data: bytes) -> dict:
+    """The page as PyMuPDF reads it, whether or not a parse in this process has installed respacing."""
     page = pymupdf.open(stream=data, filetype="pdf")[0]
-    return page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT).extractRAWDICT()
+    return engine_rawdict(page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT))
 
 
 def _texts(raw: dict) -> list[str]:
@@ -103,8 +104,16 @@ def test_letter_spaced_text_is_not_split_at_every_letter():
     assert _texts(respace(raw)) == before
 
 
-def test_two_squeezed_lines_are_not_evidence_enough():
-    """One or two tight lines can be a table's figures or a formula: a page needs three."""
-    raw = _raw(_page(LINES[:2], 0.12))
+def test_two_short_squeezed_lines_are_not_evidence_enough():
+    """One or two tight lines of a few words can be a table's figures or a formula: a page needs three,
+    or one long phrase."""
+    raw = _raw(_page(["set to 0.95 units", "871 bp and 932 bp"], 0.12))
     before = _texts(raw)
     assert _texts(respace(raw)) == before
+
+
+def test_one_long_squeezed_line_is_evidence_enough():
+    line = "Users can easily filter candidates by setting a suitable cutoff value."
+    raw = _raw(_page([line], 0.12))
+    assert _texts(raw) == [line.replace(" ", "")]
+    assert _texts(respace(raw)) == [line]
