@@ -73,23 +73,60 @@ def styled_text(spans: list[dict[str, Any]]) -> tuple[str, str]:
     return fractions(out) + " ", ""
 
 
-def _cell_chars(span: dict[str, Any], cell: Any, ocrpage: bool) -> list[tuple[str, float, float]]:
-    """A span's characters inside ``cell`` as (char, x0, x1); an OCR span (no characters) as one."""
-    from pymupdf4llm.helpers import utils
-
+def _cell_chars(
+    span: dict[str, Any], cell: Any, ocrpage: bool, words: list[tuple[float, float]]
+) -> list[tuple[str, float, float]]:
+    """A span's characters inside ``cell`` as (char, x0, x1); an OCR span (no characters) as one. A glyph is
+    placed by its line's height, not its ink (a comma's ink hangs under the baseline, and in rows set
+    close it fell into the row below: "3 031" over ", 131,418"), and with its whole word, by the word's
+    middle (a heading over two columns is not cut in two)."""
     if ocrpage or "chars" not in span:
-        return [(span["text"], span["bbox"][0], span["bbox"][2])]
+        from pymupdf4llm.helpers import utils
+
+        whole = [(span["text"], span["bbox"][0], span["bbox"][2])]
+        return [] if utils.are_disjoint(span["bbox"], cell) else whole
     out: list[tuple[str, float, float]] = []
-    for ch in span["chars"]:
+    top, bottom = span["bbox"][1], span["bbox"][3]  # a glyph's row is its line's, not its ink's
+    level = min(bottom, cell[3]) - max(top, cell[1]) >= 0.5 * (bottom - top)
+    for ch, (wx0, wx1) in zip(span["chars"], words, strict=True):
         x0, x1 = ch["bbox"][0], ch["bbox"][2]
         if out and out[-1][0] in ".," and out[-1][1] == out[-1][2] and ch["c"].isspace():
             continue  # a point set with no advance ("11,062" "." " " "6"): the space is not the page's
         if x0 == x1 and ch["c"] in ".," and len(out) > 1 and out[-1][0] == " " and out[-2][0].isdigit():
             out.pop()  # the same, the space written before the point ("11,062" " " "." "6")
-        if utils.almost_in_bbox(ch["bbox"], cell, portion=0.5) or (x0 == x1 and ch["c"] in ".,"):
+        if (level and cell[0] <= (wx0 + wx1) / 2 < cell[2]) or (x0 == x1 and ch["c"] in ".,"):
             out.append((ch["c"], x0, x1))
         elif ch["c"].isspace():
             out.append((" ", x0, x1))
+    return out
+
+
+def word_extents(line: dict[str, Any]) -> list[list[tuple[float, float]]]:
+    """For each character of each span of ``line``, the left and right edges of the word it belongs to (a
+    run of characters without a space or a word gap, across spans: "Pro" "j" "ected" is one word); a space
+    stands for itself."""
+    chars = [(c, s["size"]) for s in line["spans"] for c in s.get("chars", ())]
+    flat: list[tuple[float, float]] = []
+    start = 0
+    for k in range(len(chars) + 1):
+        end = k == len(chars) or chars[k][0]["c"].isspace()
+        if not end and k > start:
+            gap = chars[k][0]["bbox"][0] - chars[k - 1][0]["bbox"][2]
+            end = gap > WORD_GAP * min(chars[k][1], chars[k - 1][1])
+        if end:
+            if k > start:
+                box = (chars[start][0]["bbox"][0], max(c["bbox"][2] for c, _ in chars[start:k]))
+                flat += [box] * (k - start)
+            if k < len(chars) and chars[k][0]["c"].isspace():
+                flat.append((chars[k][0]["bbox"][0], chars[k][0]["bbox"][2]))
+                start = k + 1
+            else:
+                start = k
+    out, at = [], 0
+    for s in line["spans"]:
+        n = len(s.get("chars", ()))
+        out.append(flat[at : at + n])
+        at += n
     return out
 
 
@@ -98,15 +135,12 @@ def cell_text(
 ) -> str:
     """A table cell's text: its lines joined by a space, words spaced by their gaps, no markup (the
     engine's ``extract_cells`` glued spans and broke lines with ``<br>``)."""
-    from pymupdf4llm.helpers import utils
-
     lines: list[str] = []
     for line in left_to_right(_lines_meeting(table_blocks, cell)):
         text, last_x1, point = "", None, False  # point: the last character had no advance
-        for span in line["spans"]:
-            if utils.are_disjoint(span["bbox"], cell):
-                continue
-            for c, x0, x1 in _cell_chars(span, cell, ocrpage):
+        for span, words in zip(line["spans"], word_extents(line), strict=True):
+            # a span outside the cell may end a word that is the cell's ("Coronar" "y")
+            for c, x0, x1 in _cell_chars(span, cell, ocrpage, words):
                 gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
                 # a point set with no advance sits inside its number ("11,062.6"), whatever the gaps say
                 gap = (
@@ -200,23 +234,44 @@ def _words_in(table_blocks: list[dict[str, Any]], box: tuple[float, ...]) -> lis
 
 def uncut_columns(v_lines: list[float], x0: float, words: list[tuple[float, float]]) -> list[float]:
     """The column boundaries moved off the words they cut ("GR|OBID", "oBERT|a"): each to the nearest
-    edge of the word it cuts where it cuts nothing else, or dropped (the two columns are one)."""
+    edge of a word it cuts where it cuts nothing else and crosses no whole word (it would pass over a
+    column: a table's wide total "2,893,045" reaching under its neighbour pushed the boundary past the
+    next column, and two years' figures shared a cell beside an empty one). Where every such place cuts
+    a word, the boundary stays at the one that cuts fewest if the columns beside it hold at least
+    :data:`KEPT_FOR` whole words per word cut (a heading over two columns, "Actual", "Projected": cells
+    take whole words, so it is not split), and is dropped otherwise (the two columns are one)."""
 
     def cuts(x: float) -> int:
         return sum(a + 0.5 < x < b - 0.5 for a, b in words)
 
+    def crosses(x: float, e: float) -> bool:
+        lo, hi = min(x, e), max(x, e)
+        return any(lo < a and b < hi for a, b in words)
+
+    absolute = [x0 + v for v in v_lines]
     out: list[float] = []
-    for v in v_lines:
-        x = x0 + v
+    for k, x in enumerate(absolute):
         if cuts(x):
-            edges = sorted({e for a, b in words if a + 0.5 < x < b - 0.5 for e in (a - 0.5, b + 0.5)},
-                           key=lambda e: abs(e - x))  # fmt: skip
-            x = next((e for e in edges if not cuts(e)), None)
-            if x is None:
+            edges = {e for a, b in words if a + 0.5 < x < b - 0.5 for e in (a - 0.5, b + 0.5)}
+            places = [e for e in edges | {x} if not crosses(x, e)]
+            best = min(places, key=lambda e: (cuts(e), abs(e - x), e)) if places else None
+            if best is not None and cuts(best):
+                lo = absolute[k - 1] if k else float("-inf")
+                hi = absolute[k + 1] if k + 1 < len(absolute) else float("inf")
+                left = sum(lo <= a and b <= best for a, b in words)
+                right = sum(best <= a and b <= hi for a, b in words)
+                best = best if min(left, right) >= KEPT_FOR * cuts(best) else None
+            if best is None:
                 continue
+            x = best
         if not out or x - x0 > out[-1] + 1.0:
             out.append(x - x0)
     return out
+
+
+#: a boundary that cannot help cutting a word stays if each column beside it holds this many whole words
+#: per word it cuts
+KEPT_FOR = 4
 
 
 def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) -> Any:

@@ -1,22 +1,30 @@
-"""A score sheet (pdfplumber's issue-90 example) draws a row's figures right first: its cells read
-"Ekaterina PUSHKASH / Jonathan GUERREIRO 7" and "24.28 49.88" for the page's "7 | Ekaterina …" and
-"49.88 24.28". A cell's lines that follow one another on one row now read left to right; lines on rows
-of their own (a header set in two stacked parts) keep the page's order."""
+"""The layout parser's table cells, on defects found in public tables:
+
+- a score sheet (pdfplumber's issue-90 example) draws a row's figures right first: its cells read
+  "Ekaterina PUSHKASH / Jonathan GUERREIRO 7" and "24.28 49.88" for the page's "7 | Ekaterina …" and
+  "49.88 24.28". A cell's lines that follow one another on one row now read left to right; lines on rows
+  of their own (a header set in two stacked parts) keep the page's order.
+- an ICDAR 2013 table (us-018, rows set 10.7 pt apart): a comma's ink hangs under the baseline, so it
+  fell into the row below ("3 031" over ", 131,418"); a glyph now goes by its line's height.
+- the same table's headings over two columns ("Actual", "Projected") and a wide total reaching under its
+  neighbour moved a column boundary past the next column (two years' figures in one cell beside an
+  empty one) or dropped it; a cell now takes whole words, and a boundary is not moved across a column."""
 
 from __future__ import annotations
 
 import pymupdf
 
-from ragkit.ingestion.pdf_spans import cell_text, left_to_right
+from ragkit.ingestion.pdf_spans import cell_text, left_to_right, uncut_columns
 
 
 def _blocks(placed: list[tuple[float, float, str]]) -> list[dict]:
-    """RAWDICT text blocks of a page with each (x, baseline, text) drawn in the order given."""
+    """RAWDICT text blocks of a page with each (x, baseline, text) drawn in the order given, glyph boxes
+    of their ink as the layout engine reads them."""
     doc = pymupdf.open()
     page = doc.new_page(width=400, height=200)
     for x, y, text in placed:
         page.insert_text((x, y), text, fontsize=9)
-    raw = page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT).extractRAWDICT()
+    raw = page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT | pymupdf.TEXT_ACCURATE_BBOXES).extractRAWDICT()
     return [b for b in raw["blocks"] if b["type"] == 0]
 
 
@@ -44,3 +52,42 @@ def test_right_to_left_lines_keep_the_pages_order():
     assert left_to_right(hebrew) == hebrew
     latin = [_line(200, "world"), _line(120, "hello")]
     assert left_to_right(latin) == latin[::-1]
+
+
+def test_a_comma_hanging_under_its_line_stays_in_its_row():
+    """Rows 10.7 pt apart: the upper row's comma reaches past the boundary between the rows."""
+    blocks = _blocks([(30, 50, "3,031"), (30, 60.7, "131,418")])
+    assert cell_text(blocks, (20.0, 40.0, 380.0, 50.2)) == "3,031"  # the comma ink: 49.1 to 51.3
+    assert cell_text(blocks, (20.0, 50.2, 380.0, 63.0)) == "131,418"
+
+
+def test_a_word_across_a_column_boundary_goes_whole_to_the_cell_of_its_middle():
+    blocks = _blocks([(100, 55, "Projected")])  # 9-pt Helvetica: about 100 to 139
+    assert cell_text(blocks, (20.0, 40.0, 125.0, 70.0)) == "Projected"
+    assert cell_text(blocks, (125.0, 40.0, 380.0, 70.0)) == ""
+
+
+def test_a_boundary_is_not_moved_across_a_column_nor_dropped_under_a_heading():
+    """Two columns of figures; a heading over both, and one wide total reaching under the left column,
+    cut the boundary at 60. It stays where it cuts fewest (the heading's, taken whole by one cell)."""
+    left = [(30.0, 55.0)] * 8  # the left column's figures
+    right = [(65.0, 90.0)] * 8  # the right column's
+    heading = (45.0, 78.0)  # "Actual", over both
+    total = (58.0, 90.0)  # "2,893,045", wider than its column
+    assert uncut_columns([60.0], 0.0, [*left, *right, heading, total]) == [57.5]
+    assert uncut_columns([60.0], 0.0, [*left, *right, heading]) == [60.0]
+
+
+def test_a_word_set_in_two_spans_keeps_its_last_letter_beyond_the_boundary():
+    """ "Coronar" and its "y" in two spans (a change of font), the boundary between them: the "y" span lies
+    wholly in the next cell, and was lost from both."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    page.insert_text((100, 55), "Coronar", fontsize=9, fontname="helv")
+    end = 100 + pymupdf.get_text_length("Coronar", fontname="helv", fontsize=9)
+    page.insert_text((end, 55), "y", fontsize=9, fontname="tiro")
+    raw = page.get_textpage(flags=pymupdf.TEXTFLAGS_RAWDICT | pymupdf.TEXT_ACCURATE_BBOXES).extractRAWDICT()
+    blocks = [b for b in raw["blocks"] if b["type"] == 0]
+    assert [len(ln["spans"]) for b in blocks for ln in b["lines"]] == [2]
+    assert cell_text(blocks, (20.0, 40.0, end - 0.3, 70.0)) == "Coronary"
+    assert cell_text(blocks, (end - 0.3, 40.0, 380.0, 70.0)) == ""
