@@ -138,7 +138,7 @@ def cell_text(
     lines: list[str] = []
     for line in left_to_right(_lines_meeting(table_blocks, cell)):
         text, last_x1, point = "", None, False  # point: the last character had no advance
-        for span, words in zip(line["spans"], word_extents(line), strict=True):
+        for span, words in zip(line["spans"], _words_of(line), strict=True):
             # a span outside the cell may end a word that is the cell's ("Coronar" "y")
             for c, x0, x1 in _cell_chars(span, cell, ocrpage, words):
                 gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
@@ -182,6 +182,16 @@ def _line_text(line: dict[str, Any]) -> str:
 
 
 _LINES: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]], Any]] = {}
+#: each line's word extents, found once per table (a line meets every cell of its row)
+_WORDS: dict[int, tuple[dict[str, Any], list[list[tuple[float, float]]]]] = {}
+
+
+def _words_of(line: dict[str, Any]) -> list[list[tuple[float, float]]]:
+    held = _WORDS.get(id(line))
+    if held is None or held[0] is not line:
+        held = (line, word_extents(line))
+        _WORDS[id(line)] = held
+    return held[1]
 
 
 def _lines_meeting(table_blocks: list[dict[str, Any]], cell: Any) -> list[dict[str, Any]]:
@@ -197,6 +207,7 @@ def _lines_meeting(table_blocks: list[dict[str, Any]], cell: Any) -> list[dict[s
         or len(held[1]) != sum(len(b["lines"]) for b in table_blocks)
     ):
         _LINES.clear()  # one table at a time
+        _WORDS.clear()
         lines = [(b["bbox"], ln) for b in table_blocks for ln in b["lines"]]
         boxes = np.array([(*bb, *ln["bbox"]) for bb, ln in lines], dtype=float).reshape(-1, 8)
         held = (table_blocks, [ln for _, ln in lines], boxes)
