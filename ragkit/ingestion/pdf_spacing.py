@@ -88,10 +88,18 @@ def respace(page: dict[str, Any]) -> dict[str, Any]:
             chars = line["spans"][si]["chars"]
             a = chars[ci]
             x1 = a["bbox"][2]
-            nxt = chars[ci + 1] if ci + 1 < len(chars) else line["spans"][si + 1]["chars"][0]
-            box = (x1, a["bbox"][1], nxt["bbox"][0], a["bbox"][3])
+            nxt = _next_glyph(line, si, ci)
+            box = (x1, a["bbox"][1], nxt["bbox"][0] if nxt else x1, a["bbox"][3])
             chars.insert(ci + 1, {"c": " ", "origin": (x1, a["origin"][1]), "bbox": box})
     return page
+
+
+def _next_glyph(line: dict[str, Any], si: int, ci: int) -> Char | None:
+    """The glyph after the ``ci``-th of span ``si`` (in a later span if it ends that one)."""
+    chars = line["spans"][si]["chars"]
+    if ci + 1 < len(chars):
+        return chars[ci + 1]
+    return next((s["chars"][0] for s in line["spans"][si + 1 :] if s.get("chars")), None)
 
 
 def as_text(page: dict[str, Any]) -> dict[str, Any]:

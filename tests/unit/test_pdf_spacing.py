@@ -117,3 +117,25 @@ def test_one_long_squeezed_line_is_evidence_enough():
     raw = _raw(_page([line], 0.12))
     assert _texts(raw) == [line.replace(" ", "")]
     assert _texts(respace(raw)) == [line]
+
+
+def _synthetic_line(words: list[str], y: float, empty_after_first: bool) -> dict:
+    """A RAWDICT line of 10-pt glyphs 5 pt wide, words 1.2 pt (0.12 em) apart, one span per word; with
+    ``empty_after_first`` an empty span stands between the first two words (a font switch with no glyph)."""
+    spans, x = [], 40.0
+    for k, word in enumerate(words):
+        chars = []
+        for c in word:
+            chars.append({"c": c, "origin": (x, y), "bbox": (x, y - 8, x + 5, y + 2)})
+            x += 5
+        x += 1.2
+        spans.append({"size": 10.0, "chars": chars, "bbox": (chars[0]["bbox"][0], y - 8, x, y + 2)})
+        if k == 0 and empty_after_first:
+            spans.append({"size": 10.0, "chars": [], "bbox": (x, y - 8, x, y + 2)})
+    return {"dir": (1.0, 0.0), "bbox": (40.0, y - 8, x, y + 2), "spans": spans}
+
+
+def test_a_squeezed_space_before_an_empty_span_is_written_and_nothing_breaks():
+    lines = [_synthetic_line(LINES[n].split(), 60.0 + 14 * n, empty_after_first=True) for n in range(3)]
+    page = respace({"blocks": [{"type": 0, "lines": lines}]})
+    assert _texts(page) == LINES[:3]
