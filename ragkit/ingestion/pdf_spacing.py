@@ -14,6 +14,8 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+from ragkit.ingestion.pdf_spans import horizontal
+
 #: the narrowest gap taken for a squeezed word space, in em (the tightest seen: 0.11 em)
 MIN_GAP = 0.08
 #: the widest gap between the letters of a word in a run whose spaces are squeezed, in em, or this
@@ -43,7 +45,7 @@ def _runs(line: dict[str, Any]) -> list[list[tuple[Place, Char, float]]]:
 
 def squeezed(line: dict[str, Any]) -> list[Place]:
     """The places after which a squeezed word space stands in ``line`` (a RAWDICT line)."""
-    if tuple(line.get("dir", (1.0, 0.0))) != (1.0, 0.0):
+    if not horizontal(line):
         return []
     found: list[Place] = []
     for run in _runs(line):

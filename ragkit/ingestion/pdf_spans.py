@@ -35,7 +35,8 @@ def line_end_hyphen(text: str) -> bool:
     return len(text) > 1 and text.endswith("-") and text[-2].isalnum()
 
 
-def _horizontal(span: dict[str, Any]) -> bool:
+def horizontal(span: dict[str, Any]) -> bool:
+    """Whether a span (or line) of a PyMuPDF text page runs left to right along the page."""
     return tuple(span.get("dir", (1.0, 0.0))) in ((1.0, 0.0), (1, 0))
 
 
@@ -47,7 +48,7 @@ def _separator(prev: dict[str, Any] | None, span: dict[str, Any], so_far: str, f
         return ""
     if (prev.get("block"), prev.get("line")) != (span.get("block"), span.get("line")):
         return "\n" if line_end_hyphen(so_far) else " "
-    if not (_horizontal(prev) and _horizontal(span)) or so_far[-1:].isspace():
+    if not (horizontal(prev) and horizontal(span)) or so_far[-1:].isspace():
         return " " if not so_far[-1:].isspace() else ""
     if span["text"][:1].isspace() or prev["text"][-1:].isspace():
         return " "  # the page's own space, at either span's edge
@@ -138,7 +139,7 @@ def cell_text(
     lines: list[str] = []
     for line in left_to_right(_lines_meeting(table_blocks, cell)):
         text, last_x1, point = "", None, False  # point: the last character had no advance
-        for span, words in zip(line["spans"], _words_of(line), strict=True):
+        for span, words in zip(line["spans"], _line_facts(line)[1], strict=True):
             # a span outside the cell may end a word that is the cell's ("Coronar" "y")
             for c, x0, x1 in _cell_chars(span, cell, ocrpage, words):
                 gap = last_x1 is not None and x0 - last_x1 > WORD_GAP * span["size"]
@@ -160,7 +161,7 @@ def left_to_right(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     the page may draw right first: a score sheet's "24.28" before the "49.88" left of it, "0.57" before
     the element's name) read left to right. Lines that are not horizontal, or hold right-to-left
     letters, keep the page's order."""
-    if len(lines) < 2 or any(not _horizontal(ln) or has_rtl(_line_text(ln)) for ln in lines):
+    if len(lines) < 2 or any(_line_facts(ln)[2] for ln in lines):
         return lines
     runs: list[list[dict[str, Any]]] = []
     for ln in lines:
@@ -182,16 +183,18 @@ def _line_text(line: dict[str, Any]) -> str:
 
 
 _LINES: dict[int, tuple[list[dict[str, Any]], list[dict[str, Any]], Any]] = {}
-#: each line's word extents, found once per table (a line meets every cell of its row)
-_WORDS: dict[int, tuple[dict[str, Any], list[list[tuple[float, float]]]]] = {}
+#: what is known of each line, found once per table (a line meets every cell of its row): its word
+#: extents, and whether it keeps the page's order (not horizontal, or holding right-to-left letters)
+_FACTS: dict[int, tuple[dict[str, Any], list[list[tuple[float, float]]], bool]] = {}
 
 
-def _words_of(line: dict[str, Any]) -> list[list[tuple[float, float]]]:
-    held = _WORDS.get(id(line))
+def _line_facts(line: dict[str, Any]) -> tuple[dict[str, Any], list[list[tuple[float, float]]], bool]:
+    held = _FACTS.get(id(line))
     if held is None or held[0] is not line:
-        held = (line, word_extents(line))
-        _WORDS[id(line)] = held
-    return held[1]
+        fixed = not horizontal(line) or has_rtl(_line_text(line))
+        held = (line, word_extents(line), fixed)
+        _FACTS[id(line)] = held
+    return held
 
 
 def _lines_meeting(table_blocks: list[dict[str, Any]], cell: Any) -> list[dict[str, Any]]:
@@ -207,7 +210,7 @@ def _lines_meeting(table_blocks: list[dict[str, Any]], cell: Any) -> list[dict[s
         or len(held[1]) != sum(len(b["lines"]) for b in table_blocks)
     ):
         _LINES.clear()  # one table at a time
-        _WORDS.clear()
+        _FACTS.clear()
         lines = [(b["bbox"], ln) for b in table_blocks for ln in b["lines"]]
         boxes = np.array([(*bb, *ln["bbox"]) for bb, ln in lines], dtype=float).reshape(-1, 8)
         held = (table_blocks, [ln for _, ln in lines], boxes)
