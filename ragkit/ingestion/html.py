@@ -21,6 +21,7 @@ from ragkit.ingestion.html_repair import (
     flatten_cells,
     indents_dropped,
     join_split_bodies,
+    shown_in_print,
     styled_blocks,
     unquote_tables,
     wrap_loose_text,
@@ -285,6 +286,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
     if tree is None:
         raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
     drop_hidden(tree)
+    shown_in_print(tree)
     unwrap_layout_tables(tree)
     unquote_tables(tree)
     flatten_cells(tree)

@@ -157,6 +157,31 @@ def drop_hidden(tree: Any) -> int:
     return len(gone)
 
 
+#: classes that hide an element only in print: the screen shows it
+_PRINT_ONLY_HIDDEN = {"noprint", "hide-print"}
+#: where an inline span is part of the text around it
+_TEXT_PARENTS = ("p", "td", "th", "li", "dd", "dt")
+
+
+def shown_in_print(tree: Any) -> int:
+    """Keep an inline span the page hides only when printed, inside a paragraph or a table cell (an
+    infobox's "; 48 years ago", a birth date's "(age 67)"): the screen shows it as part of the text, and
+    the extractor drops print-hidden elements. Not a bracketed note ("[update]") nor a block (a portal
+    bar, a "Mobile view" link). Returns how many."""
+    n = 0
+    for el in tree.xpath("//body//span[@class]"):
+        classes = (el.get("class") or "").split()
+        parent = el.getparent()
+        text = "".join(el.itertext()).strip()
+        if not _PRINT_ONLY_HIDDEN & {c.lower() for c in classes} or parent is None:
+            continue
+        if parent.tag not in _TEXT_PARENTS or not text or text.startswith("["):
+            continue
+        el.set("class", " ".join(c for c in classes if c.lower() not in _PRINT_ONLY_HIDDEN))
+        n += 1
+    return n
+
+
 #: a list item's marker alone on its line, its text on the next ("2." | "   ^ English is …")
 _BARE_MARKER = re.compile(r"^(\d+[.)]|[-*+])[ \t]*$")
 

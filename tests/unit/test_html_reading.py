@@ -129,3 +129,19 @@ def test_a_pretty_printed_pages_indentation_is_not_read_but_code_keeps_its_own()
     assert not [x for x in text.splitlines() if x[:1].isspace() and "return 1" not in x]
     assert "    return 1" in text.splitlines()
     assert "in which\nthe day is repeatedly" in text or "in which the day is repeatedly" in text
+
+
+def test_text_hidden_only_in_print_is_read_but_a_print_hidden_note_or_block_is_not():
+    """An infobox's "; 48 years ago" (a span classed ``noprint``) is on the screen: the extractor
+    dropped it as hidden. A bracketed maintenance note and a portal bar, print-hidden too, stay out."""
+    box = (
+        b"<table class='infobox'><tr><th>Founded</th><td>April&#160;4, 1975<span class='noprint'>; 48 "
+        b"years ago</span> in Albuquerque</td></tr><tr><th>Born</th><td>1955 <span class='noprint "
+        b"ForceAgeToShow'>(age 68)</span></td></tr></table>"
+    )
+    note = b"<p>Sales rose in 2022.<sup class='noprint Inline-Template'>[update]</sup> They fell after.</p>"
+    bar = b"<div class='portal-bar noprint'><ul><li>Portals: Companies</li></ul></div>"
+    text = html_to_document("co.html", _page(box + PROSE + note + bar)).text
+    assert "| Founded | April 4, 1975; 48 years ago in Albuquerque |" in text
+    assert "| Born | 1955 (age 68) |" in text
+    assert "[update]" not in text and "Portals" not in text
