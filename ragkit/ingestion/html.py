@@ -17,6 +17,7 @@ from ragkit.core.optional import require
 from ragkit.core.types import Document, Page
 from ragkit.ingestion.html_blocks import CAPTION_CLASS, CAPTION_WORDS, STANDFIRST, page_blocks, restore_blocks
 from ragkit.ingestion.html_repair import (
+    drop_heading_anchors,
     drop_hidden,
     flatten_cells,
     indents_dropped,
@@ -287,6 +288,7 @@ def html_to_document(name: str, data: bytes, url: str | None = None) -> Document
         raise DocumentError(name, "not a readable HTML page (no document could be parsed)")
     drop_hidden(tree)
     shown_in_print(tree)
+    drop_heading_anchors(tree)
     unwrap_layout_tables(tree)
     unquote_tables(tree)
     flatten_cells(tree)

@@ -157,6 +157,21 @@ def drop_hidden(tree: Any) -> int:
     return len(gone)
 
 
+def drop_heading_anchors(tree: Any) -> int:
+    """Remove a heading's permalink anchor: a link to the heading itself that reads as one symbol ("¶",
+    "#", "§", "🔗") or nothing (Sphinx, MkDocs, a static site's "#"). The page shows it on hover, to
+    copy the link; read, it ends every heading ("Conclusion¶"). Returns how many."""
+    gone = [
+        a
+        for a in tree.xpath("//body//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
+                            "//a[starts-with(normalize-space(@href), '#')]")
+        if len("".join(a.itertext()).strip()) <= 1 and not re.search(r"\w", "".join(a.itertext()))
+    ]  # fmt: skip
+    for a in gone:
+        a.drop_tree()  # its tail stays
+    return len(gone)
+
+
 #: classes that hide an element only in print: the screen shows it
 _PRINT_ONLY_HIDDEN = {"noprint", "hide-print"}
 #: where an inline span is part of the text around it

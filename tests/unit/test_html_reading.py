@@ -145,3 +145,20 @@ def test_text_hidden_only_in_print_is_read_but_a_print_hidden_note_or_block_is_n
     assert "| Founded | April 4, 1975; 48 years ago in Albuquerque |" in text
     assert "| Born | 1955 (age 68) |" in text
     assert "[update]" not in text and "Portals" not in text
+
+
+def test_a_headings_permalink_anchor_is_not_read():
+    """Sphinx ends each heading with a hover-only "¶" link to itself, a static site with "#": read,
+    every heading ended with it ("Conclusion¶"). A heading's real link keeps its words."""
+    body = (
+        b"<h2>Conclusion<a class='headerlink' href='#conclusion' title='Permalink'>\xc2\xb6</a></h2>"
+        + PROSE
+        + b"<h3>Running in Wasm runtimes <a href='#running'>#</a></h3>"
+        + PROSE
+        + b"<h3>See <a href='#intro'>the introduction</a></h3>"
+        + PROSE
+    )
+    text = html_to_document("docs.html", _page(body)).text
+    assert "## Conclusion\n" in text and "¶" not in text
+    assert "### Running in Wasm runtimes\n" in text
+    assert "### See the introduction\n" in text
