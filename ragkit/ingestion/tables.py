@@ -11,8 +11,12 @@ def table_to_markdown(rows: list[list[str | None]]) -> str:
     """A pdfplumber table (rows of cells) as a GitHub Markdown table; "" if it is not a real table."""
     grouped = _grouped_header(rows)
     if grouped:
-        # the row labels' header spanning both levels ("Indicators" over "TOTAL | RURAL"): in both rows
-        lower = [grouped[0], *rows[1][1:]] if rows[1][0] is None and (grouped[0] or "").strip() else rows[1]
+        # a label spanning both levels ("Indicators" over "TOTAL | RURAL", "Routes" beside "Dec-2015" over
+        # "Pax"; pdfplumber's None under it): in both rows, so the lower row reads whole too
+        lower = [
+            g if below is None and above is not None and (g or "").strip() else below
+            for above, below, g in zip(rows[0], rows[1], grouped, strict=True)
+        ]
         rows = [grouped, lower, *rows[2:]]
     rows = _labels_down(rows, 2 if grouped else 1)
     clean = [[_cell(c) for c in row] for row in _explode_stacked_rows(rows)]

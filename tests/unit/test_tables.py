@@ -48,6 +48,22 @@ def test_a_row_labels_header_read_in_the_upper_level_heads_both():
     assert lines[2] == "| Indicators | TOTAL | RURAL | TOTAL | RURAL |"
 
 
+def test_a_column_label_spanning_both_header_levels_heads_both_not_only_the_first_column():
+    """The airline's traffic table: "Routes", the second column's label, spans both header levels beside
+    "Dec-2015" (over "Pax | y.o.y(%)"); pdfplumber reads it in the upper row, None below. The lower level
+    read "|  |  | Pax | …": only the first column's label was carried down."""
+    md = table_to_markdown(
+        [
+            ["", "Routes", "Dec-2015", None, "Previous Year"],
+            [None, None, "Pax", "y.o.y(%)", "L/F(%)"],
+            ["JAL Group", "Transpacific", "157,642", "107.1", "72.2"],
+        ]
+    )
+    lines = md.splitlines()
+    assert lines[0] == "|  | Routes | Dec-2015 | Dec-2015 | Previous Year |"
+    assert lines[2] == "|  | Routes | Pax | y.o.y(%) | L/F(%) |"
+
+
 def test_a_row_label_spanning_several_rows_heads_each_of_them():
     """ISO 26262's ASIL table: "S3" spans the four rows E1-E4, and pdfplumber reads it in the first of
     them, None below. "| E4 | B | C | D |" read alone belonged to no severity, and the reader answered
