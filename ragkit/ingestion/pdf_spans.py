@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
+from ragkit.ingestion.pdf_headers import Line, header_cuts
 
 #: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
 #: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
@@ -288,17 +289,35 @@ def uncut_columns(v_lines: list[float], x0: float, words: list[tuple[float, floa
 KEPT_FOR = 4
 
 
+def _inside(box: tuple[float, ...], table: tuple[float, ...]) -> bool:
+    """Whether a line's box stands in the table's: within its sides, its middle between top and bottom."""
+    return table[0] <= box[0] and box[2] <= table[2] and table[1] <= (box[1] + box[3]) / 2 <= table[3]
+
+
 def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) -> Any:
-    """The layout engine's table, its column boundaries first moved off the words they would cut."""
+    """The layout engine's table, its column boundaries first moved off the words they would cut and its
+    header's wrapped cells made one row (:mod:`ragkit.ingestion.pdf_headers`)."""
     import copy
 
     grid = tab_dict.get("table_grid")
     if grid is not None and table_blocks:
         x0, y0, x1, y1 = tab_dict["group_bbox"]
         fixed = uncut_columns(list(grid.v_lines), x0, _words_in(table_blocks, (x0, y0, x1, y1)))
-        if fixed != list(grid.v_lines):
+        lines = [
+            Line(*ln["bbox"], ln["spans"][0]["size"], _line_text(ln))
+            for b in table_blocks
+            for ln in b["lines"]
+            if ln["spans"]
+            and horizontal(ln)
+            and _line_text(ln).strip()
+            and _inside(ln["bbox"], (x0, y0, x1, y1))
+        ]
+        cuts = [y0 + h for h in grid.h_lines]
+        rows = header_cuts(cuts, lines)
+        if fixed != list(grid.v_lines) or rows is not cuts:
             grid = copy.copy(grid)
             grid.v_lines = fixed
+            grid.h_lines = [c - y0 for c in rows]
             tab_dict = {**tab_dict, "table_grid": grid}
     return _ENGINE_TABLE_DETAILS(tab_dict, table_blocks)  # type: ignore[misc]
 
