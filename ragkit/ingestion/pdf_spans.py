@@ -16,6 +16,7 @@ from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
 from ragkit.ingestion.pdf_headers import Line, header_cuts
+from ragkit.ingestion.pdf_picture import picture_lines
 
 #: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
 #: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
@@ -339,10 +340,11 @@ def textpage_cell_text(textpage: Any, cell: Any, markdown: bool = False) -> str:
 
 def picture_text(textlines: list[dict[str, Any]], ignore_code: bool = False, clip: Any = None) -> str:
     """Text written inside a picture (axis labels, a diagram's words): its lines as one paragraph between
-    the picture marks, which :func:`picture_spans` removes and records."""
+    the picture marks, which :func:`picture_spans` removes and records; columns of words side by side
+    (two sub-captions) one after the other (:mod:`ragkit.ingestion.pdf_picture`)."""
     if not textlines:
         return "\n"
-    text = " ".join(" ".join(s["text"].strip() for s in tl["spans"] if s["text"].strip()) for tl in textlines)
+    text = " ".join(picture_lines(textlines))
     return f"{PICTURE_START}{' '.join(text.split())}{PICTURE_END}\n\n"
 
 
