@@ -118,7 +118,8 @@ class Answerability:
                     f"the passages name only the subject, nothing asked about it{what}, no {kind} ({gauges})"
                 )
             return f"the passages hold no {kind} that answers it{what} ({gauges})"
-        parts = [f"they do not mention {', '.join(missing)}"] if missing else []
+        # the terms missing from the sentences it would answer from, not from every passage retrieved
+        parts = [f"the passage it would answer from does not mention {', '.join(missing)}"] if missing else []
         if no_kind:
             parts.append(f"no {kind} that answers it")
         why = f"; {'; '.join(parts)}" if parts else ""
