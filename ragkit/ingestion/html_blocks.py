@@ -1,17 +1,19 @@
 """What the page shows that the extractor dropped, put back where it stood: section headings, picture
 captions, notes set apart (a wiki's hatnote), an article's standfirst and its closing note (its own
 footer's "Posted by …"), and paragraphs of prose dropped from between text it kept (a trial registry's
-summary). When trafilatura finds no article container it recovers the page's paragraphs, tables and
-lists but not one heading (a blog post read with none of its nine headings); a caption or standfirst set
-between a headline and the body is outside the container it reads. Each such block is read from the tree
-before extraction with the text that follows it, and a block the reading lacks goes back in front of the
-first line that opens with that text. A block none of whose following text the reading holds (a
-sidebar's "Related posts") stays out. An article's closing note has no text after it in the article, so
-it goes after the line that ends with the text before it."""
+summary; a shorter one only right after the text the page sets before it). When trafilatura finds no
+article container it recovers the page's paragraphs, tables and lists but not one heading (a blog post
+read with none of its nine headings); a caption or standfirst set between a headline and the body is
+outside the container it reads. Each such block is read from the tree before extraction with the text
+that follows it, and a block the reading lacks goes back in front of the first line that opens with that
+text. A block none of whose following text the reading holds (a sidebar's "Related posts") stays out. An
+article's closing note has no text after it in the article, so it goes after the line that ends with the
+text before it."""
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +59,11 @@ CLOSING_WORDS = 3
 #: page's furniture
 PROSE_WORDS = 25
 PROSE_LINKED = 0.3
+#: a shorter paragraph (this many words or more) is put back only where the reading holds the page's
+#: text just before it (past a label of :data:`LABEL_WORDS` the extractor dropped with it, "Study
+#: Population") right before the place it goes: inside the article, not a teaser or a box at its edge
+SHORT_PROSE_WORDS = 12
+LABEL_WORDS = 5
 #: a paragraph in a box whose class or id says it is the page's furniture (a teaser of another article, a
 #: consent notice standing in for an embed, an advertising disclaimer) is not put back
 _FURNITURE = re.compile(
@@ -94,6 +101,9 @@ class Block:
     #: a paragraph of prose (:data:`PROSE_WORDS`): put back only between text the reading holds, and not
     #: when the reading holds its opening or its end (the extractor kept part of it)
     prose: bool = False
+    #: for a short paragraph (:data:`SHORT_PROSE_WORDS`): the page's text just before it, folded without
+    #: spaces, as it stands and past a short label; the reading must hold one right before its place
+    held_before: tuple[str, ...] = ()
 
     @property
     def line(self) -> str:
@@ -154,21 +164,27 @@ def _prose(tree: Any) -> list[tuple[int, Block]]:
         and not el.xpath("ancestor-or-self::*[@role='note' or @role='dialog' or @aria-hidden='true']")
     ]
     wanted = {el: k for k, el in enumerate(found)}
-    runs, inside, linked, ends, _ = _runs(tree, wanted)
+    runs, inside, linked, ends, starts = _runs(tree, wanted)
     out = []
     for el, end in sorted(ends.items(), key=lambda item: wanted[item[0]]):
         text = " ".join(shown_text(el, _BREAKS).split())
         words = len(text.split())
         linked_words = sum(len(" ".join(a.text_content().split()).split()) for a in el.xpath(".//a"))
-        if words < PROSE_WORDS or not _SENTENCE_END.search(text) or linked_words > PROSE_LINKED * words:
+        if words < SHORT_PROSE_WORDS or not _SENTENCE_END.search(text) or linked_words > PROSE_LINKED * words:
             continue
+        held: tuple[str, ...] = ()
+        if words < PROSE_WORDS:
+            start = starts[el]
+            held = (_text_before(runs, start),)
+            if start > 0 and len(runs[start - 1].split()) <= LABEL_WORDS:
+                held += (_text_before(runs, start - 1),)
         # then each of the next runs alone: the labels around a paragraph the extractor dropped are often
         # dropped with it ("Condition or disease" over a table whose cell it kept)
         later = [k for k in range(end, min(end + PROSE_RUNS, len(runs))) if not linked[k]]
         alone = tuple(a for k in later if len(a := fold(runs[k]).replace(" ", "")) >= PROSE_KEY)
         keys = _after(runs, inside, linked, end, True) + alone + tuple(_key(runs, k) for k in later)
         # each key once, in order: ``_after``'s first key is the next run's, which ``later`` repeats
-        out.append((end, Block(0, text, tuple(dict.fromkeys(keys)), prose=True)))
+        out.append((end, Block(0, text, tuple(dict.fromkeys(keys)), prose=True, held_before=held)))
     return out
 
 
@@ -185,11 +201,16 @@ def _closing_note(runs: list[str], linked: list[bool], start: int, end: int) -> 
     text = " ".join("".join(runs[start:end]).split())
     if len(text.split()) < CLOSING_WORDS or text.endswith(":") or start == 0:
         return []  # a label, or one over the links cut ("In This Article:")
+    return [Block(0, text, (), _text_before(runs, start))]
+
+
+def _text_before(runs: list[str], start: int) -> str:
+    """The page's text before run ``start``, folded without spaces, its last ``ANCHOR_CHARS``."""
     before, k = "", start
     while k > 0 and len(before) < ANCHOR_CHARS:
         k -= 1
         before = fold(runs[k]).replace(" ", "") + before
-    return [Block(0, text, (), before[-ANCHOR_CHARS:])]
+    return before[-ANCHOR_CHARS:]
 
 
 #: what breaks a heading's or caption's line where it stands: a table cell too (a map's legend)
@@ -304,8 +325,11 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
             continue
         if b.prose and (mine in lines or mine[:ANCHOR_CHARS] in flat or mine[-ANCHOR_CHARS:] in flat):
             continue  # held in part, or put back already (a note the page repeats as a paragraph)
+        # the first place a following text opens a line at (a short paragraph's: where the reading holds
+        # its page neighbour before it right before)
         at = next((s for key in b.after if len(key) >= ANCHOR_MIN
-                   if (s := _line_opening(text, flat, offsets, key)) is not None),
+                   if (s := _line_opening(text, flat, offsets, key)) is not None
+                   and _held_before(flat, offsets, s, b.held_before)),
                   None)  # fmt: skip
         if b.prose and (at is None or not fold(text[:at])):
             continue  # not after text the reading holds: before the article, or at the page's end
@@ -320,6 +344,15 @@ def restore_blocks(text: str, blocks: list[Block]) -> str:
     cuts = sorted(inserts)
     pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
     return "".join(p + "".join(inserts.get(cut, [])) for p, cut in zip(pieces, [*cuts, None], strict=True))
+
+
+def _held_before(flat: str, index: list[int], at: int, held: tuple[str, ...]) -> bool:
+    """Whether the reading (``flat``, with each character's offset in ``index``) ends right before offset
+    ``at`` with one of ``held`` (none asked: yes)."""
+    if not held:
+        return True
+    before = flat[: bisect_left(index, at)]
+    return any(len(k) >= ANCHOR_MIN and before.endswith(k) for k in held)
 
 
 def _line_opening(text: str, flat: str, index: list[int], key: str) -> int | None:

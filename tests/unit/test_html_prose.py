@@ -99,3 +99,33 @@ def test_a_note_put_back_as_a_note_is_not_put_back_again_as_prose():
     text = restore_blocks(reading, page_blocks(load_html(page)))
     assert text.count("This is a dynamic list") == 1
     assert text.index("time loops") < text.index("This is a dynamic list") < text.index(LEAD)
+
+
+SHORT = (
+    "Men and women of all races and ethnicities who meet the criteria are eligible to participate in this "
+    "study."
+)  # 21 words: under the floor of a paragraph put back anywhere between kept text
+NEXT = "Inclusion Criteria: Patients with confirmed or suspected stage I, II or III disease of the lung"
+
+
+def _short_page() -> bytes:
+    return (
+        "<html><body><div id='main'><div>" + LEAD + "</div><table><tr><td>Sampling Method:</td><td>Non-"
+        "Probability Sample</td></tr></table><div class='label'>Study Population</div><div>"
+        + SHORT
+        + "</div>"
+        "<div>" + NEXT + "</div><div>" + DESIGN + "</div></div>"
+        "</body></html>"
+    ).encode()
+
+
+def test_a_short_paragraph_goes_back_only_right_after_the_text_the_page_sets_before_it():
+    """ClinicalTrials.gov's "Study Population" sentence (21 words, in a bare <div> after a table, its label
+    dropped with it) was lost. A short paragraph goes back where the reading holds the page's text just
+    before it (past the label) right before its place, and only there."""
+    blocks = page_blocks(load_html(_short_page()))
+    held = LEAD + "\n\n| Sampling Method: | Non-Probability Sample |\n\n" + NEXT + "\n\n" + DESIGN + "\n"
+    text = restore_blocks(held, blocks)
+    assert text.index("Non-Probability Sample |") < text.index(SHORT) < text.index(NEXT)
+    # the reading without the table's row: the sentence's neighbour before it is not there, it stays out
+    assert SHORT not in restore_blocks(LEAD + "\n\n" + NEXT + "\n\n" + DESIGN + "\n", blocks)
