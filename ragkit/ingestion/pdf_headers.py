@@ -7,8 +7,7 @@ rows are one cell's lines: two lines or more of the lower row, and every line of
 right under or over a line of the other, in step with it (the same left or right edge), one line's
 spacing apart. A group's label centred over its columns ("Dec-2015" over "Pax | y.o.y(%)", "Total" over
 "Under 18" in the middle of its three) is in step with no line below it, so a header of two levels
-keeps its cut. Only the header is looked
-at: the rows above the first row of figures.
+keeps its cut. Only the header is looked at: the rows above the first row of figures.
 """
 
 from __future__ import annotations

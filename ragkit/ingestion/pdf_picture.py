@@ -83,6 +83,8 @@ def reading_order(pieces: list[Piece]) -> list[Piece]:
     cut = _cut(pieces, *gutter)
     whole = [all(s["bbox"][2] <= cut or s["bbox"][0] >= cut for s in piece) for piece in pieces]
     crossing = [n for n, piece in enumerate(pieces) if any(a < cut < b for a, b in _gaps(piece))]
+    if not crossing:
+        return pieces
     first, last = crossing[0], crossing[-1]
     while first > 0 and whole[first - 1]:
         first -= 1
