@@ -351,8 +351,8 @@ def _held_before(flat: str, index: list[int], at: int, held: tuple[str, ...]) ->
     ``at`` with one of ``held`` (none asked: yes)."""
     if not held:
         return True
-    before = flat[: bisect_left(index, at)]
-    return any(len(k) >= ANCHOR_MIN and before.endswith(k) for k in held)
+    end = bisect_left(index, at)  # the reading's characters before ``at``, compared in place
+    return any(len(k) >= ANCHOR_MIN and flat.endswith(k, 0, end) for k in held)
 
 
 def _line_opening(text: str, flat: str, index: list[int], key: str) -> int | None:

@@ -165,7 +165,7 @@ def drop_heading_anchors(tree: Any) -> int:
         a
         for a in tree.xpath("//body//*[self::h1 or self::h2 or self::h3 or self::h4 or self::h5 or self::h6]"
                             "//a[starts-with(normalize-space(@href), '#')]")
-        if len("".join(a.itertext()).strip()) <= 1 and not re.search(r"\w", "".join(a.itertext()))
+        if len(shown := "".join(a.itertext()).strip()) <= 1 and not re.search(r"\w", shown)
     ]  # fmt: skip
     for a in gone:
         a.drop_tree()  # its tail stays

@@ -305,13 +305,13 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
         x0, y0, x1, y1 = tab_dict["group_bbox"]
         fixed = uncut_columns(list(grid.v_lines), x0, _words_in(table_blocks, (x0, y0, x1, y1)))
         lines = [
-            Line(*ln["bbox"], ln["spans"][0]["size"], _line_text(ln))
+            Line(*ln["bbox"], ln["spans"][0]["size"], text)
             for b in table_blocks
             for ln in b["lines"]
             if ln["spans"]
             and horizontal(ln)
-            and _line_text(ln).strip()
             and _inside(ln["bbox"], (x0, y0, x1, y1))
+            and (text := _line_text(ln)).strip()
         ]
         cuts = [y0 + h for h in grid.h_lines]
         rows = header_cuts(cuts, lines)
