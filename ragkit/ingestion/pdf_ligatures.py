@@ -20,8 +20,9 @@ import re
 import unicodedata
 from typing import Any
 
+from ragkit.ingestion.glyph_names import builtin_encoding, listed_text, variant_text
+
 _TOKEN = re.compile(r"/([^\s/\[\]<>()]+)|(-?\d+)")
-_UNI = re.compile(r"uni((?:[0-9A-F]{4})+)")
 _HEX = re.compile(r"<([0-9A-Fa-f]*)>")
 _BFCHAR = re.compile(r"beginbfchar(.*?)endbfchar", re.S)
 _BFRANGE = re.compile(r"beginbfrange(.*?)endbfrange", re.S)
@@ -44,21 +45,10 @@ def differences(encoding: str) -> dict[int, str]:
     return out
 
 
-def _glyph_text(name: str) -> str:
-    """The text of one glyph name ("f" -> "f", "uni00540068" -> "Th", "fi" -> "ﬁ"), or "" if unknown."""
-    import pymupdf
-
-    m = _UNI.fullmatch(name)
-    if m:
-        return "".join(chr(int(m.group(1)[i : i + 4], 16)) for i in range(0, len(m.group(1)), 4))
-    u = pymupdf.mupdf.fz_unicode_from_glyph_name(name)
-    return "" if u in (0, 0xFFFD) else chr(u)
-
-
 def ligature_letters(name: str) -> str:
     """The letters a ligature glyph's name spells ("T_h" -> "Th", "f_f_i.alt" -> "ffi", "fl" -> "fl"),
     or "" if the name is not a ligature's (one letter, or a part that is no letter)."""
-    parts = [_glyph_text(p) for p in name.split(".", 1)[0].split("_")]
+    parts = [listed_text(p) for p in name.split(".", 1)[0].split("_")]
     if not all(parts):
         return ""
     letters = unicodedata.normalize("NFKC", "".join(parts))
@@ -120,21 +110,30 @@ def _drawn(doc: Any, xref: int) -> dict[int, str]:
     return next((codes for font, codes in _DRAWS.items() if letters.startswith(font)), {})
 
 
+def _names(doc: Any, xref: int) -> dict[int, str]:
+    """The glyph name of each code of the simple font ``xref``: its encoding's ``/Differences``, or where
+    the PDF gives no encoding, a Type 1 font program's own (TeX's fonts name their glyphs there)."""
+    kind, array = doc.xref_get_key(xref, "Encoding/Differences")
+    if kind == "array":
+        return {c: n for c, n in differences(array).items() if 0 <= c < 256}
+    if doc.xref_get_key(xref, "Encoding")[0] != "null":
+        return {}
+    kind, ref = doc.xref_get_key(xref, "FontDescriptor/FontFile")  # Type 1, clear text up to "eexec"
+    return builtin_encoding(doc.xref_stream(int(ref.split()[0])) or b"") if kind == "xref" else {}
+
+
 def mend_font(doc: Any, xref: int) -> int:
     """Give the simple font ``xref`` a ToUnicode entry with all the letters for each ligature its encoding
-    names that it reads as only some of them, and one for each character it is known to draw at another's
-    code. Returns the number of codes mended."""
+    names that it reads as only some of them, one for each code it does not read whose glyph name means a
+    character (:func:`~ragkit.ingestion.glyph_names.variant_text`: "betatwo", "H11032"), and one for
+    each character it is known to draw at another's code. Returns the number of codes mended."""
     if doc.xref_get_key(xref, "Subtype")[1] not in _SIMPLE:
         return 0
-    kind, array = doc.xref_get_key(xref, "Encoding/Differences")
-    lig = {
-        c: (n, letters)
-        for c, n in (differences(array) if kind == "array" else {}).items()
-        if 0 <= c < 256
-        if (letters := ligature_letters(n))
-    }
+    names = _names(doc, xref)
+    lig = {c: (n, letters) for c, n in names.items() if (letters := ligature_letters(n))}
+    named = {c: text for c, n in names.items() if (text := variant_text(n))}
     drawn = _drawn(doc, xref)
-    if not lig and not drawn:
+    if not lig and not named and not drawn:
         return 0
     kind, ref = doc.xref_get_key(xref, "ToUnicode")
     cmap = doc.xref_stream(int(ref.split()[0])).decode("latin-1") if kind == "xref" else None
@@ -143,9 +142,10 @@ def mend_font(doc: Any, xref: int) -> int:
     known = to_unicode(cmap) if cmap is not None else {}
     mended = {}
     for code, (name, letters) in lig.items():
-        read = known[code] if code in known else _glyph_text(name)  # an unmapped code is read by name
+        read = known[code] if code in known else listed_text(name)  # an unmapped code is read by name
         if _part_of(read, letters):
             mended[code] = letters
+    mended.update((code, text) for code, text in named.items() if known.get(code, "\ufffd") == "\ufffd")
     mended.update((code, text) for code, text in drawn.items() if known.get(code) != text)
     if not mended:
         return 0
@@ -161,8 +161,8 @@ def mend_font(doc: Any, xref: int) -> int:
 
 
 def mend_ligatures(doc: Any) -> int:
-    """Mend every simple font of an opened PDF whose ligatures read short or that draws a character at
-    another's code (see :func:`mend_font`).
+    """Mend every simple font of an opened PDF whose ligatures read short, whose glyphs' names MuPDF does
+    not know, or that draws a character at another's code (see :func:`mend_font`).
     Returns the number of codes mended (0: the document is unchanged)."""
     seen: set[int] = set()
     mended = 0
