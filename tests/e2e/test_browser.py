@@ -149,13 +149,14 @@ def upload(page, scope, files) -> None:
 def choose(page, sidebar, box: str, option) -> str:
     """Pick ``option`` (a name, or a pattern: its first match) in the selectbox ``box`` of ``sidebar`` (or
     any container); returns the option's text. A rerun that starts late (a busy machine) can re-render the
-    box and close its list under the click, so the list is reopened until the option shows."""
-    for _ in range(10):
+    box and close its list under the click (or a click lands as focus only: the box outlined, its list
+    shut), so the list is reopened until the option shows; an open list shows its options at once."""
+    for _ in range(30):
         settle(page)
         sidebar.get_by_role("combobox", name=box).click()
         item = page.get_by_role("option", name=option).first
         try:
-            item.wait_for(state="visible", timeout=10_000)
+            item.wait_for(state="visible", timeout=3_000)
         except Exception:  # the list closed under us: open it again
             page.keyboard.press("Escape")
             continue
