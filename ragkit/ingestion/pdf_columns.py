@@ -172,12 +172,17 @@ def sentence_first(text: str, boxes: list[Box], classes: list[str], order: list[
     then the next column's head) moved after the paragraph that ends it, so the sentence reads whole;
     the column's footnotes between them move with it (they go to the page's end; footnotes alone between
     the halves are left to :func:`~ragkit.ingestion.pdf_layout.reflow`, which knows a footnote taken for
-    text)."""
+    text). A note in small print right under a table or figure (the engine writes small print as a
+    quote, "> a The numbers correspond …") moves with it: it is the float's, not the sentence's end."""
     out = list(order)
     k = 0
     while k < len(out):
         j = k + 1
-        while j < len(out) and (classes[out[j]] in _FIGURE or classes[out[j]] == "footnote"):
+        while j < len(out) and (
+            classes[out[j]] in _FIGURE
+            or classes[out[j]] == "footnote"
+            or (j > k + 1 and classes[out[j - 1]] in _FIGURE and _small_print(text, boxes[out[j]]))
+        ):
             j += 1
         figure = any(classes[out[x]] in _FIGURE for x in range(k + 1, j))  # footnotes alone: reflow's
         if figure and j < len(out) and classes[out[k]] == classes[out[j]] == "text":
@@ -186,6 +191,11 @@ def sentence_first(text: str, boxes: list[Box], classes: list[str], order: list[
                 out[k + 1 : j + 1] = [out[j], *out[k + 1 : j]]
         k += 1
     return out
+
+
+def _small_print(text: str, box: Box) -> bool:
+    """Whether the box holds text the engine wrote as small print (a quote: "> a The numbers …")."""
+    return text[box[0] : box[1]].lstrip().startswith(">")
 
 
 def _middle(box: Box) -> float:

@@ -159,3 +159,29 @@ def test_a_table_after_a_finished_sentence_keeps_its_place():
     spec = [(*RNA_PAGE[0][:2], "This is because of RNAMotifScan."), *RNA_PAGE[1:3],
             (*RNA_PAGE[3][:2], "Uses of a base pair isostericity diagram.")]  # fmt: skip
     assert _read(spec) == [s[2] for s in spec]
+
+
+#: a Springer paper's page (practice corpus): the left column's last sentence breaks at "sec-"; the right
+#: column opens with a table, its note in small print (which the engine writes as a quote), then "ondary"
+NOTE_PAGE = [
+    ("text", (50, 649, 295, 728), "products including polyketides, which are sec-"),
+    ("caption", (306, 50, 455, 59), "Table 1. Fungal isolates used in this study"),
+    ("table", (306, 65, 550, 267), "|No.a|Isolate|\n|---|---|\n|1|G31|"),
+    ("text", (306, 273, 502, 282), "> a The numbers correspond to the lane numbers in Fig. 5"),
+    ("text", (306, 314, 550, 428), "ondary fungal metabolites (Brown et al. 1996)."),
+    ("section-header", (306, 451, 409, 460), "# Materials and methods"),
+]
+
+
+def test_a_tables_note_in_small_print_goes_with_the_table_not_before_the_sentences_end():
+    read = _read(NOTE_PAGE)
+    assert read == [NOTE_PAGE[i][2] for i in (0, 4, 1, 2, 3, 5)]
+
+
+def test_a_small_print_paragraph_that_follows_no_float_keeps_its_place():
+    spec = [
+        NOTE_PAGE[0],
+        ("text", (306, 50, 502, 60), "> 8 A footnote the engine took for text"),
+        NOTE_PAGE[4],
+    ]
+    assert _read(spec) == [s[2] for s in spec]
