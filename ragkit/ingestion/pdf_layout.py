@@ -104,18 +104,27 @@ def _raise_mark(m: re.Match[str]) -> str:
 def footnotes_found(pg: LayoutPage) -> list[tuple[tuple[int, int, tuple[float, ...]], str]]:
     """The page's boxes in reading order with their classes, a footnote the engine took for text put
     right: a text box next to a footnote, low on the page, that opens with its number ("9https://…",
-    "11Our evaluations …")."""
+    "11Our evaluations …"), or that stands under the footnote before it in its column (a paper's
+    "Article published online ahead of print …" line under the first page's notes: a column's running
+    text ends above its footnotes)."""
     classes = pg.classes if len(pg.classes) == len(pg.boxes) else ("",) * len(pg.boxes)  # none known
     boxes = sorted(zip(pg.boxes, classes, strict=True), key=lambda x: x[0][0])
     bottom = max((bbox[3] for _, _, bbox in pg.boxes), default=0.0)
-    out = []
+    out: list[tuple[tuple[int, int, tuple[float, ...]], str]] = []
     for i, ((a, b, bbox), cls) in enumerate(boxes):
         near = {c for _, c in boxes[max(i - 1, 0) : i + 2]}
         low = bbox[1] > 0.8 * bottom
-        if cls == "text" and "footnote" in near and low and _NOTE_NUMBER.match(pg.text[a:b].strip()):
+        numbered = "footnote" in near and _NOTE_NUMBER.match(pg.text[a:b].strip())
+        under = out and out[-1][1] == "footnote" and _under(bbox, out[-1][0][2])
+        if cls == "text" and low and (numbered or under):
             cls = "footnote"
         out.append(((a, b, bbox), cls))
     return out
+
+
+def _under(box: tuple[float, ...], note: tuple[float, ...]) -> bool:
+    """Whether ``box`` starts at or below ``note``'s foot, in its column (across it, at least in part)."""
+    return box[1] >= note[3] - 2.0 and box[0] < note[2] and note[0] < box[2]
 
 
 def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], str]:
@@ -258,7 +267,9 @@ def drop_running_margins(
     number is dropped, and a header/footer whose text (numbers aside) recurs on another page is read
     once, at the top or foot of the page where it first stands (a rate sheet's "Effective as at 9 April
     2019", a paper's proceedings line: text the document says, not to be read again on every page); a
-    one-off line the engine put in the margin (a title at the top of a short page) stays where it is."""
+    one-off line the engine put in the margin (a title at the top of a short page, a journal's citation
+    line at the first page's foot) stays where it is, apart from the running text: a sentence the page
+    break cuts joins past it ("edges to the query" | "motif should have similar shapes")."""
     seen: dict[str, int] = {}
     for pg in pages:
         for key in {_running(pg.text[a:b]) for a, b in pg.margins}:
@@ -269,12 +280,18 @@ def drop_running_margins(
         mine, replaced = edits[n] if edits else ([], set())
         margins = {a for a, _ in pg.margins}
         start = min((a for a, _, _ in pg.boxes if a not in margins), default=len(pg.text))
-        drop, first = [], []  # first: the running lines this page reads once, each with "at the top?"
+        end = max((a for a, _, _ in pg.boxes if a not in margins), default=-1)
+        drop, first = [], []  # first: the margin lines this page reads apart, each with "at the top?"
         for a, b in pg.margins:
             line, key = pg.text[a:b].strip(), _running(pg.text[a:b])
             numbered = _page_number(line)
-            if a in replaced or not (not line or numbered or seen[key] > 1):
-                continue  # a table's box, or a one-off line in the margin: it stays where it is
+            if a in replaced:
+                continue  # a table's box
+            if not (not line or numbered or seen[key] > 1):  # a one-off line in the margin stays there,
+                if a < start or a > end:  # but above or below the running text it is no part of it
+                    drop.append((a, b))
+                    first.append((a < start, line))
+                continue
             drop.append((a, b))
             if line and not numbered and key not in read:
                 read.add(key)

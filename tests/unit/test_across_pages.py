@@ -119,3 +119,54 @@ def test_a_sentence_cut_after_a_hyphen_or_a_word_no_sentence_ends_on_joins_a_cap
     )
     for pages in kept:
         assert across_pages(list(pages)) == list(pages), pages
+
+
+def test_a_one_off_footer_and_the_lines_under_a_columns_footnotes_do_not_cut_a_sentence():
+    """RNA journal's first page (practice corpus): the left column's sentence "… occurrences in an" goes
+    on atop the right column ("RNA molecule (i.e., …"), with the column's footnotes and an "Article
+    published online ahead of print" line under them between; the right column's last sentence "… edges
+    to the query" goes on at the next page's top, with the first page's one-off citation line in its
+    footer between. Both sentences read whole; the lines under the notes go with the notes, and the
+    citation line stays at its page's foot."""
+    parts = [
+        ("text", (59, 659, 300, 681), "Recognition aims to find all of its occurrences in an \n\n"),
+        ("footnote", (67, 696, 145, 705), "> 4Corresponding author \n\n"),
+        ("text", (59, 715, 300, 732), "Article published online ahead of print. \n\n"),
+        ("text", (317, 366, 558, 733), "RNA molecule (i.e., the search space). Edges to the query \n\n"),
+        ("page-footer", (534, 753, 557, 761), "1183 \n\n"),
+        ("page-footer", (59, 754, 403, 763), "RNA 19:1183–1191; © 2013; Published by CSHL Press \n\n"),
+    ]
+    text, boxes = "", []
+    for _, bbox, seg in parts:
+        boxes.append((len(text), len(text) + len(seg), bbox))
+        text += seg
+    margins = tuple(
+        (a, b) for (a, b, _), (cls, _, _) in zip(boxes, parts, strict=True) if cls == "page-footer"
+    )
+    first = LayoutPage(text, margins, tuple(boxes), tuple(c for c, _, _ in parts))
+    second = _page(("text", "motif should have similar shapes. Therefore, more. \n\n"))
+    one, two = drop_running_margins([first, second])
+    assert one == (
+        "Recognition aims to find all of its occurrences in an RNA molecule (i.e., the search space).\n\n"
+        "RNA 19:1183–1191; © 2013; Published by CSHL Press\n\n"
+        "> ⁴ Corresponding author\n\nArticle published online ahead of print."
+    )
+    assert two == "Edges to the query motif should have similar shapes. Therefore, more."
+
+
+def test_a_text_box_lower_than_a_footnote_but_in_the_other_column_stays_running_text():
+    """The right column's foot goes on with the left column's open sentence though it stands lower than
+    the left column's footnote: it is not under it."""
+    parts = [
+        ("text", (59, 100, 300, 600), "The left column ends on an open \n\n"),
+        ("footnote", (67, 696, 145, 705), "> 4Corresponding author \n\n"),
+        ("text", (317, 715, 558, 733), "column: the right one's foot. \n\n"),
+    ]
+    text, boxes = "", []
+    for _, bbox, seg in parts:
+        boxes.append((len(text), len(text) + len(seg), bbox))
+        text += seg
+    page = LayoutPage(text, (), tuple(boxes), tuple(c for c, _, _ in parts))
+    assert drop_running_margins([page])[0] == (
+        "The left column ends on an open column: the right one's foot.\n\n> ⁴ Corresponding author"
+    )
