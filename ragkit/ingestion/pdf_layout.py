@@ -19,6 +19,7 @@ from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_rende
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
+from ragkit.ingestion.pdf_footnotes import footnotes_found
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.tables import count_markdown_tables
@@ -90,7 +91,6 @@ def layout_page(page: Any) -> LayoutPage:
     return LayoutPage(text, margins, tuple(placed), tuple(classes))  # type: ignore[arg-type]
 
 
-_NOTE_NUMBER = re.compile(r"^\d{1,2}\s?[^\s\d.,]")
 #: a footnote's own number, as the engine writes it ("> 8The papers …", "9https://…")
 _NOTE_MARK = re.compile(r"^(>\s*)?(\d{1,2})\s?(?=[^\s\d.,])")
 
@@ -99,32 +99,6 @@ def _raise_mark(m: re.Match[str]) -> str:
     """A footnote's number raised, as on the page ("> ⁸ The papers …"): a mark, not a number the text
     states (the reader would quote "8The papers …" to "how many …?")."""
     return f"{m.group(1) or ''}{m.group(2).translate(_RAISED)} "
-
-
-def footnotes_found(pg: LayoutPage) -> list[tuple[tuple[int, int, tuple[float, ...]], str]]:
-    """The page's boxes in reading order with their classes, a footnote the engine took for text put
-    right: a text box next to a footnote, low on the page, that opens with its number ("9https://…",
-    "11Our evaluations …"), or that stands under the footnote before it in its column (a paper's
-    "Article published online ahead of print …" line under the first page's notes: a column's running
-    text ends above its footnotes)."""
-    classes = pg.classes if len(pg.classes) == len(pg.boxes) else ("",) * len(pg.boxes)  # none known
-    boxes = sorted(zip(pg.boxes, classes, strict=True), key=lambda x: x[0][0])
-    bottom = max((bbox[3] for _, _, bbox in pg.boxes), default=0.0)
-    out: list[tuple[tuple[int, int, tuple[float, ...]], str]] = []
-    for i, ((a, b, bbox), cls) in enumerate(boxes):
-        near = {c for _, c in boxes[max(i - 1, 0) : i + 2]}
-        low = bbox[1] > 0.8 * bottom
-        numbered = "footnote" in near and _NOTE_NUMBER.match(pg.text[a:b].strip())
-        under = out and out[-1][1] == "footnote" and _under(bbox, out[-1][0][2])
-        if cls == "text" and low and (numbered or under):
-            cls = "footnote"
-        out.append(((a, b, bbox), cls))
-    return out
-
-
-def _under(box: tuple[float, ...], note: tuple[float, ...]) -> bool:
-    """Whether ``box`` starts at or below ``note``'s foot, in its column (across it, at least in part)."""
-    return box[1] >= note[3] - 2.0 and box[0] < note[2] and note[0] < box[2]
 
 
 def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], str]:
@@ -136,7 +110,7 @@ def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], 
     notes: list[str] = []
     between: list[tuple[int, int]] = []  # footnotes since the last text box
     last: tuple[int, str] | None = None  # the last text box: where its text ends, and that text
-    for (a, b, _), cls in footnotes_found(pg):
+    for (a, b, _), cls in footnotes_found(pg.text, pg.boxes, pg.classes):
         if a in skip:
             last = None
             continue
@@ -354,7 +328,6 @@ __all__ = [
     "TYPEWRITTEN",
     "LayoutPage",
     "drop_running_margins",
-    "footnotes_found",
     "layout_page",
     "parse_layout_pages",
     "reflow",

@@ -170,3 +170,52 @@ def test_a_text_box_lower_than_a_footnote_but_in_the_other_column_stays_running_
     assert drop_running_margins([page])[0] == (
         "The left column ends on an open column: the right one's foot.\n\n> ⁴ Corresponding author"
     )
+
+
+def _read(page: LayoutPage) -> str:
+    """The page's reading, each line's trailing spaces aside (the engine's, which later steps drop)."""
+    return "\n".join(line.rstrip() for line in drop_running_margins([page])[0].splitlines())
+
+
+def _boxes_page(parts) -> LayoutPage:
+    text, boxes = "", []
+    for _, bbox, seg in parts:
+        boxes.append((len(text), len(text) + len(seg), bbox))
+        text += seg
+    return LayoutPage(text, (), tuple(boxes), tuple(c for c, _, _ in parts))
+
+
+def test_notes_set_as_text_boxes_counting_up_to_the_columns_foot_leave_the_sentence_they_cut():
+    """The Federal Register's page (dev corpus): the engine read its notes as text boxes ("1 Preliminary
+    …" to "4 The angle …", down to the column's foot) between "airspeed disagree alert, and" and its end
+    atop the next column. They go to the page's end, numbers raised, and the sentence reads whole."""
+    page = _boxes_page(
+        [
+            ("text", (44, 362, 207, 382), "These effects include airspeed disagree alert, and \n\n"),
+            ("text", (45, 394, 212, 432), "1 Preliminary KNKT.18.10.35.04 Report. \n\n"),
+            ("text", (45, 435, 214, 473), "2 The flight control system includes two computers. \n\n"),
+            ("text", (45, 581, 215, 741), "3 The angle of attack (or AOA) is the angle. \n\n"),
+            ("text", (222, 60, 384, 90), "altitude disagree alert, and may affect the flightcrew. \n\n"),
+            ("text", (222, 100, 384, 400), "4 ways were tried. \n\n"),  # a paragraph, not at the foot
+            ("text", (222, 725, 387, 741), "4 More than 10 degrees for 10 seconds. \n\n"),
+        ]
+    )
+    assert _read(page) == (
+        "These effects include airspeed disagree alert, and altitude disagree alert, and may affect the "
+        "flightcrew.\n\n4 ways were tried.\n\n¹ Preliminary KNKT.18.10.35.04 Report.\n\n² The flight control "
+        "system includes two computers.\n\n³ The angle of attack (or AOA) is the angle.\n\n⁴ More than 10 "
+        "degrees for 10 seconds."
+    )
+
+
+def test_numbered_paragraphs_that_do_not_count_up_or_end_above_the_foot_stay_text():
+    page = _boxes_page(
+        [
+            ("text", (44, 100, 300, 200), "2 Methods are listed below. \n\n"),
+            ("text", (44, 210, 300, 300), "5 Results follow from them. \n\n"),  # not the number after 2
+            ("text", (44, 310, 300, 741), "The last paragraph reaches the foot. \n\n"),
+        ]
+    )
+    assert _read(page) == (
+        "2 Methods are listed below.\n\n5 Results follow from them.\n\nThe last paragraph reaches the foot."
+    )
