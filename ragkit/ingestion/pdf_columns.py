@@ -129,8 +129,12 @@ def continues(before: str, after: str) -> bool:
 _OPEN_END = re.compile(
     r"(?:[^\W\d_]-|\w[ \t]+(?:a|an|the|of|to|in|on|at|by|for|from|with|into|and|or|nor|than))$"
 )
-#: what opens a caption or a note, not a sentence's next words
-_CAPTION = re.compile(r"(?:Table|Figure|Fig\.|Chart|Exhibit|Source|Note|Appendix|Box|Plate)s?\b")
+#: what opens a caption or a note, not a sentence's next words; a numbered caption in any case (a small
+#: caps font mapped to "tABLE 1. Selected …")
+_CAPTION = re.compile(
+    r"(?:Table|Figure|Fig\.|Chart|Exhibit|Source|Note|Appendix|Box|Plate)s?\b"
+    r"|(?i:table|figure|fig\.|chart|exhibit|plate)\s*[\dIVX]+[.:]"
+)
 
 
 #: raised footnote marks at a text's end ("arXiv,²")

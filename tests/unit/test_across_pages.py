@@ -115,6 +115,7 @@ def test_a_sentence_cut_after_a_hyphen_or_a_word_no_sentence_ends_on_joins_a_cap
         ["It ends on the.", "Next page."],
         ["Text.\n\na", "Image not for diagnostic use."],
         ["Among the", "Table 2. Disability by age."],
+        ["It rose.\n\nAlthough the", "tABLE 1. Selected characteristics"],  # MMWR's small caps, so mapped
         ["It shows a stall warning, an airspeed alert, and", "1 Preliminary report, dated 2018."],
     )
     for pages in kept:
