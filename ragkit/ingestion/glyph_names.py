@@ -1,15 +1,16 @@
 """The character a font's glyph name stands for, where the Adobe Glyph List does not know the name.
 
 A PDF font without a ToUnicode entry for a code is read by the name its encoding gives the glyph; a name
-outside the Adobe Glyph List reads as U+FFFD. Three kinds of names are common in papers and mean one
+outside the Adobe Glyph List reads as U+FFFD. Two kinds of such names are common in papers and mean one
 character each:
 
 - a letter's or sign's name with a variant's suffix: "betatwo" (TimesTenGreek's second beta), TeX's
   extension sizes "braceleftbig", "parenrightbigg", "summationdisplay";
 - the Mathematical Pi fonts' numbered names ("H11001" is "+", "H11032" the prime of "5′–3′"), which
-  typesetters of journals set their signs and Greek letters in;
-- a Type 1 font's own encoding, which names each code in its clear text ("dup 2 /braceleftbig put"),
-  where the PDF gives no encoding.
+  typesetters of journals set their signs and Greek letters in.
+
+Where the PDF gives no encoding, a Type 1 font's program names each code in its clear text ("dup 2
+/braceleftbig put"): TeX's extension font CMEX10 is read so.
 
 The Mathematical Pi table holds only names whose character is attested in more than one public
 decoding table, or by the formula it is set in; others stay unread rather than guessed.

@@ -25,12 +25,11 @@ def footnotes_found(
     text: str, placed: Sequence[tuple[int, int, tuple[float, ...]]], classes: Sequence[str]
 ) -> list[Placed]:
     """A page's boxes (their places in its Markdown ``text``, their bboxes, and the engine's ``classes``)
-    in reading order with their classes, a footnote the engine took for text put
-    right: a text box next to a footnote, low on the page, that opens with its number ("9https://…",
-    "11Our evaluations …"), or that stands under the footnote before it in its column (a paper's
-    "Article published online ahead of print …" line under the first page's notes: a column's running
-    text ends above its footnotes), and text boxes that count up from a number to a column's foot
-    (:func:`_counted`)."""
+    in reading order with their classes, a footnote the engine took for text put right: a text box low
+    on the page next to a footnote that opens with its number ("9https://…", "11Our evaluations …"), or
+    that stands under the footnote before it in its column (a paper's "Article published online ahead of
+    print …" line under the first page's notes: a column's running text ends above its footnotes); and
+    text boxes that count up from a number to a column's foot (:func:`_counted`)."""
     classes = classes if len(classes) == len(placed) else ("",) * len(placed)  # none known
     boxes = sorted(zip(placed, classes, strict=True), key=lambda x: x[0][0])
     bottom = max((bbox[3] for _, _, bbox in placed), default=0.0)
