@@ -122,6 +122,22 @@ def test_a_sentence_cut_after_a_hyphen_or_a_word_no_sentence_ends_on_joins_a_cap
         assert across_pages(list(pages)) == list(pages), pages
 
 
+def _read(page: LayoutPage) -> str:
+    """The page's reading, each line's trailing spaces aside (the engine's, which later steps drop)."""
+    return "\n".join(line.rstrip() for line in drop_running_margins([page])[0].splitlines())
+
+
+def _boxes_page(parts, margins: tuple[str, ...] = ()) -> LayoutPage:
+    """A page of ``parts`` (class, bbox, Markdown) in the engine's order; boxes of the ``margins``
+    classes are its header and footer boxes."""
+    text, boxes = "", []
+    for _, bbox, seg in parts:
+        boxes.append((len(text), len(text) + len(seg), bbox))
+        text += seg
+    edges = tuple((a, b) for (a, b, _), (cls, _, _) in zip(boxes, parts, strict=True) if cls in margins)
+    return LayoutPage(text, edges, tuple(boxes), tuple(c for c, _, _ in parts))
+
+
 def test_a_one_off_footer_and_the_lines_under_a_columns_footnotes_do_not_cut_a_sentence():
     """RNA journal's first page (practice corpus): the left column's sentence "… occurrences in an" goes
     on atop the right column ("RNA molecule (i.e., …"), with the column's footnotes and an "Article
@@ -137,14 +153,7 @@ def test_a_one_off_footer_and_the_lines_under_a_columns_footnotes_do_not_cut_a_s
         ("page-footer", (534, 753, 557, 761), "1183 \n\n"),
         ("page-footer", (59, 754, 403, 763), "RNA 19:1183–1191; © 2013; Published by CSHL Press \n\n"),
     ]
-    text, boxes = "", []
-    for _, bbox, seg in parts:
-        boxes.append((len(text), len(text) + len(seg), bbox))
-        text += seg
-    margins = tuple(
-        (a, b) for (a, b, _), (cls, _, _) in zip(boxes, parts, strict=True) if cls == "page-footer"
-    )
-    first = LayoutPage(text, margins, tuple(boxes), tuple(c for c, _, _ in parts))
+    first = _boxes_page(parts, margins=("page-footer",))
     second = _page(("text", "motif should have similar shapes. Therefore, more. \n\n"))
     one, two = drop_running_margins([first, second])
     assert one == (
@@ -163,27 +172,9 @@ def test_a_text_box_lower_than_a_footnote_but_in_the_other_column_stays_running_
         ("footnote", (67, 696, 145, 705), "> 4Corresponding author \n\n"),
         ("text", (317, 715, 558, 733), "column: the right one's foot. \n\n"),
     ]
-    text, boxes = "", []
-    for _, bbox, seg in parts:
-        boxes.append((len(text), len(text) + len(seg), bbox))
-        text += seg
-    page = LayoutPage(text, (), tuple(boxes), tuple(c for c, _, _ in parts))
-    assert drop_running_margins([page])[0] == (
+    assert drop_running_margins([_boxes_page(parts)])[0] == (
         "The left column ends on an open column: the right one's foot.\n\n> ⁴ Corresponding author"
     )
-
-
-def _read(page: LayoutPage) -> str:
-    """The page's reading, each line's trailing spaces aside (the engine's, which later steps drop)."""
-    return "\n".join(line.rstrip() for line in drop_running_margins([page])[0].splitlines())
-
-
-def _boxes_page(parts) -> LayoutPage:
-    text, boxes = "", []
-    for _, bbox, seg in parts:
-        boxes.append((len(text), len(text) + len(seg), bbox))
-        text += seg
-    return LayoutPage(text, (), tuple(boxes), tuple(c for c, _, _ in parts))
 
 
 def test_notes_set_as_text_boxes_counting_up_to_the_columns_foot_leave_the_sentence_they_cut():
@@ -210,6 +201,7 @@ def test_notes_set_as_text_boxes_counting_up_to_the_columns_foot_leave_the_sente
 
 
 def test_numbered_paragraphs_that_do_not_count_up_or_end_above_the_foot_stay_text():
+    """Numbers that do not count up ("2", then "5") are paragraphs' own, whatever reaches the foot."""
     page = _boxes_page(
         [
             ("text", (44, 100, 300, 200), "2 Methods are listed below. \n\n"),
