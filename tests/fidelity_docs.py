@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 #: the sentences and rows the documents print, as a reader typing them from the page would
 DECIMAL = "The model reaches an accuracy of 0.65 on the test set."
@@ -16,6 +18,31 @@ FRACTION = "The rate was 48½ cents per mile."
 RULED = [["Statistic", "Value"], ["Source articles", "12,480"], ["Basic clusters", "3,112"]]
 UNRULED = [["Corpus", "Papers", "Citation contexts"], ["PubMed Central", "2.6M", "full text"],
            ["Open Research", "8.1M", "full text"]]  # fmt: skip
+
+
+def set_in_font(font: Callable[[Any], int], text: bytes) -> bytes:
+    """A one-page PDF that sets ``text`` (the font's codes) in the font ``font`` adds to the document (it
+    returns the font's xref)."""
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font(doc)} 0 R >> >>")
+    content = doc.get_new_xref()
+    doc.update_object(content, "<<>>")
+    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + text + b") Tj ET")
+    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
+    return doc.tobytes()
+
+
+def to_unicode_key(doc: Any, cmap: str | None) -> str:
+    """A font dictionary's ``/ToUnicode`` entry for ``cmap``, its stream added to ``doc`` ("" for none)."""
+    if cmap is None:
+        return ""
+    xref = doc.get_new_xref()
+    doc.update_object(xref, "<<>>")
+    doc.update_stream(xref, cmap.encode())
+    return f"/ToUnicode {xref} 0 R"
 
 
 def _words(

@@ -9,6 +9,7 @@ import pytest
 from ragkit.ingestion.glyph_names import builtin_encoding, variant_text
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.parsing import ParseSettings
+from tests.fidelity_docs import set_in_font, to_unicode_key
 
 #: codes 1-3 named as a Springer paper's fonts name them (TimesTenGreek's beta, Mathematical Pi's prime
 #: and times sign); code 4 a Mathematical Pi number no table gives
@@ -21,24 +22,16 @@ _TEXT = b"\x01-oxidation of the 5\x02 end, 1 \x03 10 spores \x04"
 def _pdf(to_unicode: str | None = None) -> bytes:
     """A one-page PDF that sets ``_TEXT`` in a font whose encoding names codes 1-4 (with ``to_unicode``
     as its ToUnicode map, if given)."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    font = doc.get_new_xref()
-    tu = ""
-    if to_unicode is not None:
-        tu_xref = doc.get_new_xref()
-        doc.update_object(tu_xref, "<<>>")
-        doc.update_stream(tu_xref, to_unicode.encode())
-        tu = f"/ToUnicode {tu_xref} 0 R"
-    doc.update_object(
-        font, f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding {_ENCODING} {tu} >>"
-    )
-    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font} 0 R >> >>")
-    content = doc.get_new_xref()
-    doc.update_object(content, "<<>>")
-    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + _TEXT + b") Tj ET")
-    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
-    return doc.tobytes()
+
+    def font(doc: pymupdf.Document) -> int:
+        xref = doc.get_new_xref()
+        tu = to_unicode_key(doc, to_unicode)
+        doc.update_object(
+            xref, f"<< /Type /Font /Subtype /Type1 /BaseFont /Times-Roman /Encoding {_ENCODING} {tu} >>"
+        )
+        return xref
+
+    return set_in_font(font, _TEXT)
 
 
 def test_the_names_read_as_unknown_before_mending():

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pymupdf
 import pytest
 
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.parsing import ParseSettings
 from ragkit.ingestion.pdf_ligatures import differences, ligature_letters, mend_ligatures, to_unicode
+from tests.fidelity_docs import set_in_font, to_unicode_key
 
 #: as the ICDAR 2013 PDFs' Adobe Garamond: each ligature mapped to its last letter, but /f_l (27) mapped
 #: in full and /f_f_l (28) to its ligature character
@@ -31,12 +30,7 @@ _TEXT = b"\x1fe di\x1derence is \x1enal, \x1bat and ba\x1ce"  # The difference i
 
 def _font(doc: pymupdf.Document, to_unicode_map: str | None) -> int:
     enc = "<< /Type /Encoding /BaseEncoding /WinAnsiEncoding /Differences [27 /f_l /f_f_l /f_f /f_i /T_h] >>"
-    tu = ""
-    if to_unicode_map is not None:
-        tu_xref = doc.get_new_xref()
-        doc.update_object(tu_xref, "<<>>")
-        doc.update_stream(tu_xref, to_unicode_map.encode())
-        tu = f"/ToUnicode {tu_xref} 0 R"
+    tu = to_unicode_key(doc, to_unicode_map)
     font = doc.get_new_xref()
     widths = " ".join(["500"] * 256)
     doc.update_object(
@@ -47,21 +41,9 @@ def _font(doc: pymupdf.Document, to_unicode_map: str | None) -> int:
     return font
 
 
-def _set_in(font: Callable[[pymupdf.Document], int], text: bytes) -> bytes:
-    """A one-page PDF that sets ``text`` in the font ``font`` adds to the document (its xref)."""
-    doc = pymupdf.open()
-    page = doc.new_page()
-    doc.xref_set_key(page.xref, "Resources", f"<< /Font << /F1 {font(doc)} 0 R >> >>")
-    content = doc.get_new_xref()
-    doc.update_object(content, "<<>>")
-    doc.update_stream(content, b"BT /F1 12 Tf 72 720 Td (" + text + b") Tj ET")
-    doc.xref_set_key(page.xref, "Contents", f"{content} 0 R")
-    return doc.tobytes()
-
-
 def _pdf(to_unicode_map: str | None = _CMAP) -> bytes:
     """A one-page PDF that sets ``_TEXT`` in a font whose encoding names its ligature glyphs."""
-    return _set_in(lambda doc: _font(doc, to_unicode_map), _TEXT)
+    return set_in_font(lambda doc: _font(doc, to_unicode_map), _TEXT)
 
 
 def test_the_pdf_reads_short_before_mending():
@@ -117,7 +99,7 @@ def _rupee_pdf(base_font: str) -> bytes:
         )
         return xref
 
-    return _set_in(font, _RUPEE)
+    return set_in_font(font, _RUPEE)
 
 
 @pytest.mark.parametrize("parser", ["layout", "plain"])
