@@ -253,8 +253,8 @@ def drop_running_margins(
     for n, pg in enumerate(pages):
         mine, replaced = edits[n] if edits else ([], set())
         margins = {a for a, _ in pg.margins}
-        start = min((a for a, _, _ in pg.boxes if a not in margins), default=len(pg.text))
-        end = max((a for a, _, _ in pg.boxes if a not in margins), default=-1)
+        body = [a for a, _, _ in pg.boxes if a not in margins]  # where the running text's boxes start
+        start, end = min(body, default=len(pg.text)), max(body, default=-1)
         drop, first = [], []  # first: the margin lines this page reads apart, each with "at the top?"
         for a, b in pg.margins:
             line, key = pg.text[a:b].strip(), _running(pg.text[a:b])
