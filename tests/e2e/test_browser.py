@@ -168,9 +168,10 @@ def choose(page, sidebar, box: str, option) -> str:
 
 
 def drawn_value(page, field, pattern: re.Pattern) -> None:
-    """Wait until ``field`` is one input whose value matches ``pattern``. A form keyed by its question
-    is drawn anew when another question is picked, and the old one stays on the page until the rerun
-    ends, so for a moment two inputs carry the label (a strict locator fails on that at once)."""
+    """Wait until ``field`` is one input whose value matches ``pattern``. A widget or form whose key
+    changes (the review's picker after each decision, the form of the picked question) is drawn anew,
+    and the old one can stay on the page until the rerun ends: for a moment two inputs carry the label,
+    and a strict locator fails on that at once."""
     seen: list[str] = []
     for _ in range(240):
         with contextlib.suppress(Exception):  # an input detached between the count and the read
@@ -472,7 +473,7 @@ def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None
         panel.get_by_text("keep", exact=True).click()
         panel.get_by_role("button", name="Apply").click()
         settle(page)
-        expect(review).to_have_value(re.compile(r"^1\. \[accepted\] What does the typewriter history say"))
+        drawn_value(page, review, re.compile(r"^1\. \[accepted\] What does the typewriter history say"))
         # reject a question the critique accepted
         picked = choose(page, panel, "Review question", re.compile(r"^(?!1\. )\d+\. \[accepted\]"))
         number, text = picked.split(".")[0], re.sub(r"^\d+\. \[\w+\] ", "", picked).strip()
@@ -481,7 +482,7 @@ def _generate_review_and_evaluate(page, main, sidebar, expect, tmp_path) -> None
         expect(panel.get_by_role("radio", name="reject")).to_be_checked()
         panel.get_by_role("button", name="Apply").click()
         settle(page)
-        expect(review).to_have_value(re.compile(rf"^{number}\. \[rejected\]"))
+        drawn_value(page, review, re.compile(rf"^{number}\. \[rejected\]"))
         shot(page, tmp_path, "generate.png")
         name = panel.get_by_label("Save as")
         name.fill("e2e-generated")
