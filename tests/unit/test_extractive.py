@@ -128,6 +128,14 @@ def test_a_quoted_line_never_starts_with_the_punctuation_a_sentence_split_left()
     assert clean("(a) stays as written") == "(a) stays as written"
 
 
+def test_a_quoted_footnote_opens_with_its_words_not_its_raised_number_or_quote_mark():
+    """The Federal Register's note 8 reads "⁸ MCAS is a function …" at its page's end; answered with,
+    it was shown opening with the note's number. A power inside the sentence stays."""
+    assert clean("⁸ MCAS is a function of the Trim System.") == "MCAS is a function of the Trim System."
+    assert clean("> ¹² The magnitude varies.") == "The magnitude varies."
+    assert clean("An area of 3 m² is left.") == "An area of 3 m² is left."
+
+
 def test_a_follow_ups_own_words_are_what_it_asks_the_conversations_its_context():
     terms = lambda t: {w.lower().strip("?.,") for w in t.split()} - {"what", "in", "it", "how", "for"}  # noqa: E731
     spec = analyze(

@@ -20,7 +20,9 @@ MARGIN = 600
 FRONT_MATTER = 600
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _FENCE = re.compile(r"^[ \t]*(```|~~~)[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
-_BULLET = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])\s+")
+#: what opens a line but is no part of its sentence: a list bullet or number, a quote's ``>`` (a
+#: footnote the layout engine set as one), a footnote's raised number ("⁸ MCAS is …")
+_BULLET = re.compile(r"^\s*(?:>\s*)?(?:[-*+•]|\d{1,3}[.)]|[\u00b9\u00b2\u00b3\u2070\u2074-\u2079]+)\s+")
 _PAGE_NUMBER = re.compile(r"^\s*(?:page\s+)?\d{1,4}(?:\s+(?:of|/)\s+\d{1,4})?\s*$|\[page \d{1,4}\]", re.I)
 _PERSON = re.compile(
     r"\b(?:[A-Z][a-z]+(?:-[A-Z][a-z]+)?|[A-Z]\.)\s+(?:[A-Z]\.\s+)?[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
@@ -138,8 +140,9 @@ FULL_DATE = re.compile(
 
 
 def clean(text: str) -> str:
-    """One line of quoted prose: a list bullet dropped, whitespace folded, and the stray ``:``/``;``/``,``
-    a sentence split can leave in front (a transcript's "v. : No. 07-1315" read as two sentences)."""
+    """One line of quoted prose: a list bullet, a quote's mark or a footnote's raised number dropped,
+    whitespace folded, and the stray ``:``/``;``/``,`` a sentence split can leave in front (a
+    transcript's "v. : No. 07-1315" read as two sentences)."""
     return " ".join(_BULLET.sub("", text).split()).lstrip(":;, ")
 
 
