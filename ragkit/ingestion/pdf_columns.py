@@ -17,6 +17,7 @@ import re
 from itertools import pairwise
 
 from ragkit.ingestion.chunkers.sentence import sentences
+from ragkit.ingestion.pdf_spans import PICTURE_START
 
 Box = tuple[int, int, tuple[float, float, float, float]]
 
@@ -146,13 +147,20 @@ def across_pages(bodies: list[str]) -> list[str]:
     page ends with (its last paragraph's last sentence, split as the chunkers split sentences: "Vol."
     ends none) is moved to the start of the next page when that page opens by going on with it ("…
     pretraining cor-" | "pus contains 16.4B tokens"), so the first page's footnotes, which follow its
-    running text, no longer stand in it. A word broken at the page's end keeps ``-`` and a line break,
-    for hyphenation to decide. No page is left empty."""
+    running text, no longer stand in it; a figure the next page opens with (its text, its caption: up
+    to three paragraphs) stays before it ("… and Neuro-" | figure 3 | "spora crassa and …") when what
+    follows it opens in lower case and the open sentence is no caption's. A word broken at the page's
+    end keeps ``-`` and a line break, for hyphenation to decide. No page is left empty."""
     out = list(bodies)
     for i in range(len(out) - 1):
         head, _, last = out[i].rstrip().rpartition("\n\n")
-        first = out[i + 1].lstrip().partition("\n\n")[0]
+        paragraphs = out[i + 1].lstrip().split("\n\n")
+        # a figure the next page opens with (its text, its caption) stands before the sentence's end
+        k = next((j for j, p in enumerate(paragraphs[:4]) if not _float(p)), 0)
+        first = paragraphs[k]
         if not (_prose(last, item=True) and _prose(first) and continues(last, first)):
+            continue
+        if k and (_float(last) or not first[:1].islower()):  # past a figure: its words' own rest only
             continue
         spans = sentences(last)
         cut = spans[-1][0] if len(spans) > 1 and not last.lstrip().startswith(("- ", "* ", "+ ")) else 0
@@ -160,8 +168,15 @@ def across_pages(bodies: list[str]) -> list[str]:
         if not keep:
             continue
         glue = "\n" if re.search(r"[^\W\d_]-$", last) else " "
-        out[i], out[i + 1] = keep, f"{last[cut:].strip()}{glue}{out[i + 1].lstrip()}"
+        paragraphs[k] = f"{last[cut:].strip()}{glue}{first}"
+        out[i], out[i + 1] = keep, "\n\n".join(paragraphs)
     return out
+
+
+def _float(paragraph: str) -> bool:
+    """A figure's text (marked as picture text) or a caption ("Fig. 3. Nucleotide …")."""
+    p = paragraph.lstrip()
+    return p.startswith(PICTURE_START) or bool(re.match(r"\**(?:Table|Figure|Fig\.)\s*\d+[.:]", p))
 
 
 def _prose(paragraph: str, item: bool = False) -> bool:

@@ -2,15 +2,18 @@
 
 The engine classes most footnotes as such, but not all: a note that opens with its number run into its
 first word ("9https://…"), the line a journal sets under the first page's notes ("Article published
-online ahead of print …"), and a government report's notes set in text boxes ("1 Preliminary KNKT …",
-"2 The flight control system …") read as paragraphs, and the reflow then took them for the middle of
-the sentence the column break cut. Found here, they go to the page's end with the other notes.
+online ahead of print …"), a government report's notes set in text boxes ("1 Preliminary KNKT …",
+"2 The flight control system …"), and the rest of a note the column's foot cut, set atop the next
+column's notes, read as paragraphs, and the reflow then took them for the middle of the sentence the
+column break cut. Found here, they go to the page's end with the other notes.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+
+from ragkit.ingestion.pdf_columns import continues
 
 Placed = tuple[tuple[int, int, tuple[float, ...]], str]
 
@@ -28,8 +31,9 @@ def footnotes_found(
     in reading order with their classes, a footnote the engine took for text put right: a text box low
     on the page next to a footnote that opens with its number ("9https://…", "11Our evaluations …"), or
     that stands under the footnote before it in its column (a paper's "Article published online ahead of
-    print …" line under the first page's notes: a column's running text ends above its footnotes); and
-    text boxes that count up from a number to a column's foot (:func:`_counted`)."""
+    print …" line under the first page's notes: a column's running text ends above its footnotes); text
+    boxes that count up from a number to a column's foot (:func:`_counted`); and the rest of a note
+    (:func:`_rest_of_note`)."""
     classes = classes if len(classes) == len(placed) else ("",) * len(placed)  # none known
     boxes = sorted(zip(placed, classes, strict=True), key=lambda x: x[0][0])
     bottom = max((bbox[3] for _, _, bbox in placed), default=0.0)
@@ -40,10 +44,32 @@ def footnotes_found(
         low = bbox[1] > 0.8 * bottom
         numbered = "footnote" in near and _NOTE_NUMBER.match(text[a:b].strip())
         under = out and out[-1][1] == "footnote" and _under(bbox, out[-1][0][2])
-        if cls == "text" and ((low and (numbered or under)) or i in counted):
+        rest = cls == "text" and _rest_of_note(text, i, boxes, counted, out)
+        if cls == "text" and ((low and (numbered or under)) or i in counted or rest):
             cls = "footnote"
         out.append(((a, b, bbox), cls))
     return out
+
+
+def _rest_of_note(text: str, i: int, boxes: list[Placed], counted: set[int], out: list[Placed]) -> bool:
+    """Whether text box ``i`` is the rest of the last note before it, which a column's foot cut: it goes
+    on with that note's open sentence, and it stands right atop a numbered note of its own column. A
+    Federal Register note "12 The magnitude … such as the airplane's" ends column 1; "altitude and
+    airspeed, and would be limited …" tops column 2's notes, over "13 More than 10 degrees …"."""
+    notes = [text[a:b] for (a, b, _), c in out if c == "footnote"]
+    (a, b, box), _ = boxes[i]
+    if not notes or not continues(notes[-1], text[a:b]):
+        return False
+    for j, ((c, d, below), cls) in enumerate(boxes):
+        numbered = _NOTE_NUMBER.match(text[c:d].lstrip())
+        if (cls == "footnote" or j in counted) and numbered and _atop(box, below):
+            return True
+    return False
+
+
+def _atop(box: tuple[float, ...], note: tuple[float, ...]) -> bool:
+    """Whether ``box`` ends right where ``note`` starts (within 2 pt), in its column."""
+    return abs(note[1] - box[3]) <= 2.0 and box[0] < note[2] and note[0] < box[2]
 
 
 def _under(box: tuple[float, ...], note: tuple[float, ...]) -> bool:

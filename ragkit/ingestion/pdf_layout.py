@@ -104,21 +104,30 @@ def _raise_mark(m: re.Match[str]) -> str:
 def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], str]:
     """Edits that take the footnotes out of the running text (they are returned, to go at the page's end)
     and join a paragraph the engine split — at a column break, or around the footnotes the engine put
-    between its halves ("citation recommendation (He" … "> 15https://…" … "et al., 2010)"). Boxes whose
+    between its halves ("citation recommendation (He" … "> 15https://…" … "et al., 2010)"), or a caption
+    set across two columns ("… The numbers on the left give the" | "orientation of the nucleotides …":
+    the engine takes its rest for text, and the next column's text was glued onto it). Boxes whose
     start is in ``skip`` (dropped margins, tables from ruling lines) are left alone and end a paragraph."""
     edits: list[tuple[int, int, str]] = []
     notes: list[str] = []
     between: list[tuple[int, int]] = []  # footnotes since the last text box
-    last: tuple[int, str] | None = None  # the last text box: where its text ends, and that text
-    for (a, b, _), cls in footnotes_found(pg.text, pg.boxes, pg.classes):
+    last: tuple[int, str, str, tuple[float, ...]] | None = None  # the last text or caption box: where its
+    # text ends, that text, its class and its bbox
+    for (a, b, box), cls in footnotes_found(pg.text, pg.boxes, pg.classes):
         if a in skip:
             last = None
             continue
         if cls == "footnote":
-            notes.append(_NOTE_MARK.sub(_raise_mark, pg.text[a:b].strip()))
+            note = pg.text[a:b].strip()
+            if notes and not _NOTE_MARK.match(note) and continues(notes[-1], note):  # a note's rest
+                notes[-1] = f"{notes[-1]} {note}"
+            else:
+                notes.append(_NOTE_MARK.sub(_raise_mark, note))
             between.append((a, b))
             continue
-        if cls == "text" and last is not None and continues(last[1], pg.text[a:b]):
+        if cls == "text" and last is not None and last[2] == "caption" and _beside(box, last[3]):
+            cls = "caption"  # the rest of a caption, right of it at its top
+        if cls in _FLOWING and last is not None and last[2] == cls and continues(last[1], pg.text[a:b]):
             lead = len(pg.text[a:b]) - len(pg.text[a:b].lstrip())
             hyphen = re.search(r"[a-z]-$", last[1]) is not None  # "ta-" | "bles": one word again
             end = last[0] - 1 if hyphen else last[0]
@@ -127,9 +136,18 @@ def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], 
             edits += [(x, y, "") for x, y in between]
         between = []
         seg = pg.text[a:b].rstrip()
-        last = (a + len(seg), seg) if cls == "text" else None
+        last = (a + len(seg), seg, cls, box) if cls in _FLOWING else None
     edits += [(x, y, "") for x, y in between]
     return edits, "\n\n".join(n for n in notes if n)
+
+
+#: the boxes whose text a column break can cut
+_FLOWING = ("text", "caption")
+
+
+def _beside(box: tuple[float, ...], caption: tuple[float, ...]) -> bool:
+    """Whether ``box`` starts at ``caption``'s top (within 2 pt), right of it: the caption's next column."""
+    return abs(box[1] - caption[1]) <= 2.0 and box[0] >= caption[2] - 2.0
 
 
 def _inside(box: tuple[float, ...], region: tuple[float, ...]) -> float:

@@ -212,3 +212,59 @@ def test_numbered_paragraphs_that_do_not_count_up_or_end_above_the_foot_stay_tex
     assert _read(page) == (
         "2 Methods are listed below.\n\n5 Results follow from them.\n\nThe last paragraph reaches the foot."
     )
+
+
+def test_the_rest_of_a_note_atop_the_next_columns_notes_joins_its_note():
+    """The Federal Register's page 3 (dev corpus): note 12 ends column 1 mid-sentence ("… such as the
+    airplane's"); its rest tops column 2's notes, right over "13 More than …". It joins note 12 at the
+    page's end, not the running text; a lower-case paragraph that does not stand atop a note stays. (The
+    engine read every note as text: the numbers counting up to the foot make them notes.)"""
+    parts = [
+        ("text", (45, 100, 214, 632), "The software would also limit the command. \n\n"),
+        ("text", (45, 700, 208, 724), "11 The threshold is a function of the disagreement. \n\n"),
+        ("text", (45, 725, 195, 741), "12 The magnitude varies with parameters such as the airplane's \n\n"),
+        ("text", (222, 100, 388, 400), "and the pilot keeps control, as the column's text says. \n\n"),
+        ("text", (222, 693, 388, 724), "altitude and airspeed, and would be limited. \n\n"),
+        ("text", (222, 724, 387, 741), "13 More than 10 degrees difference for more than 10 seconds. \n\n"),
+    ]
+    assert _read(_boxes_page(parts)) == (
+        "The software would also limit the command.\n\nand the pilot keeps control, as the column's text "
+        "says.\n\n¹¹ The threshold is a function of the disagreement.\n\n¹² The magnitude varies with "
+        "parameters such as the airplane's altitude and airspeed, and would be limited.\n\n¹³ More than 10 "
+        "degrees difference for more than 10 seconds."
+    )
+
+
+def test_a_caption_set_across_two_columns_is_one_caption_and_takes_no_text():
+    """A Springer paper (practice corpus): figure 3's caption runs from the left column ("… The numbers
+    on the left give the") into the right one at its top ("orientation of the nucleotides … amplify the
+    ORF", no full stop); the engine took the rest for text, and the left column's next paragraph
+    ("spora crassa and …", the end of the last page's "Neuro-") was glued onto it."""
+    parts = [
+        ("caption", (45, 325, 290, 351), "Fig. 3. Sequences of AFT10-1. The numbers at left give the \n\n"),
+        ("text", (300, 325, 545, 342), "orientation of the nucleotides, and primers to amplify the ORF \n\n"),
+        ("text", (45, 373, 290, 498), "spora crassa and to the reductases of several bacteria. \n\n"),
+    ]
+    assert _read(_boxes_page(parts)) == (
+        "Fig. 3. Sequences of AFT10-1. The numbers at left give the orientation of the nucleotides, and "
+        "primers to amplify the ORF\n\nspora crassa and to the reductases of several bacteria."
+    )
+
+
+def test_a_sentence_a_page_break_cut_reads_whole_past_the_figure_the_next_page_opens_with():
+    """The same paper: page 4 ends "… Aspergillus nidulans, and Neuro-"; page 5 opens with figure 3 (its
+    text, its caption), then "spora crassa and …". The sentence goes on past the figure, which stays
+    before it; a capital after a figure ("mol-" | figure | "AFT10-1 encodes …") and a caption's open
+    end go on with nothing."""
+    figure = "\ue000701 1001 MSYF tctttaccag\ue001\n\nFig. 3. Nucleotide sequences of AFT10-1."
+    pages = ["Intro.\n\nIt has homology to those of Aspergillus nidulans, and Neuro-",
+             f"{figure}\n\nspora crassa and to the reductases of bacteria. More."]  # fmt: skip
+    assert across_pages(pages) == [
+        "Intro.",
+        f"{figure}\n\nIt has homology to those of Aspergillus nidulans, and Neuro-\nspora crassa and to the "
+        "reductases of bacteria. More.",
+    ]
+    capital = ["Intro.\n\nAF-toxin is a polyketide mol-", f"{figure}\n\nAFT10-1 encodes a dehydrogenase."]
+    assert across_pages(capital) == capital
+    caption = ["Intro.\n\nFig. 7. Leaves inoculated with NAF8 (left to right)", f"{figure}\n\nand not by it."]
+    assert across_pages(caption) == caption
