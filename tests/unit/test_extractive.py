@@ -28,6 +28,9 @@ from ragkit.pipeline.citations import parse_citations
         ("Where is the cryostat?", "place"),
         ("Which media type does KVL register?", "any"),
         ("What port number does the protocol use?", "number"),
+        ("What is the Speed Trim System?", "any"),  # a name's words ask for no speed
+        ("What is the speed of the Trim System?", "number"),
+        ("How many passengers were on Ethiopian Airlines Flight 302?", "number"),
     ],
 )
 def test_the_kind_of_answer_a_question_expects(question, kind):

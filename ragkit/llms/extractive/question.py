@@ -66,10 +66,17 @@ class QuestionSpec:
     focus: str = ""
 
 
+#: a name of capitalised words after the question's first word ("the Speed Trim System", "Ethiopian
+#: Airlines Flight"): its words name a thing, they do not say what kind of answer is asked for
+_TITLED = re.compile(r"(?<=\s)[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)+")
+
+
 def expected_kind(question: str) -> str:
-    """The kind of answer the wording asks for (first rule that matches, else ``any``)."""
+    """The kind of answer the wording asks for (first rule that matches, else ``any``), names of
+    capitalised words aside ("What is the Speed Trim System?" asks for no speed)."""
+    wording = _TITLED.sub("X", question)
     for kind, rule in _RULES:
-        if rule.search(question):
+        if rule.search(wording):
             return kind
     return "any"
 
