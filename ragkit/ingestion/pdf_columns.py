@@ -130,12 +130,12 @@ def continues(before: str, after: str) -> bool:
 _OPEN_END = re.compile(
     r"(?:[^\W\d_]-|\w[ \t]+(?:a|an|the|of|to|in|on|at|by|for|from|with|into|and|or|nor|than))$"
 )
-#: what opens a caption or a note, not a sentence's next words; a numbered caption in any case (a small
-#: caps font mapped to "tABLE 1. Selected …")
-_CAPTION = re.compile(
-    r"(?:Table|Figure|Fig\.|Chart|Exhibit|Source|Note|Appendix|Box|Plate)s?\b"
-    r"|(?i:table|figure|fig\.|chart|exhibit|plate)\s*[\dIVX]+[.:]"
-)
+#: a numbered caption's opening, in any case (a small caps font mapped to "tABLE 1. Selected …")
+_NUMBERED = r"(?i:table|figure|fig\.|chart|exhibit|plate)\s*[\dIVX]+[.:]"
+#: what opens a caption or a note, not a sentence's next words
+_CAPTION = re.compile(rf"(?:Table|Figure|Fig\.|Chart|Exhibit|Source|Note|Appendix|Box|Plate)s?\b|{_NUMBERED}")
+#: a numbered caption, bold or not ("**Figure 2:** t-SNE …", "Fig. 3. Nucleotide …")
+_NUMBERED_CAPTION = re.compile(rf"\**{_NUMBERED}")
 
 
 #: raised footnote marks at a text's end ("arXiv,²")
@@ -176,7 +176,7 @@ def across_pages(bodies: list[str]) -> list[str]:
 def _float(paragraph: str) -> bool:
     """A figure's text (marked as picture text) or a caption ("Fig. 3. Nucleotide …")."""
     p = paragraph.lstrip()
-    return p.startswith(PICTURE_START) or bool(re.match(r"\**(?:Table|Figure|Fig\.)\s*\d+[.:]", p))
+    return p.startswith(PICTURE_START) or bool(_NUMBERED_CAPTION.match(p))
 
 
 def _prose(paragraph: str, item: bool = False) -> bool:
