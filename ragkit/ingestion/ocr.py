@@ -21,7 +21,7 @@ from typing import Any
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
-from ragkit.ingestion.ocr_boxes import Box, box_rows, inside, ruled_boxes
+from ragkit.ingestion.ocr_boxes import INK, Box, box_rows, inside, ruled_boxes
 from ragkit.ingestion.pdf_columns import continues
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
@@ -162,7 +162,8 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
     """Render ``page`` (a PyMuPDF page) in grey at ``dpi`` (within the pixel cap) and read it with
     Tesseract; a page read with low confidence is turned upright first when it was scanned sideways or
     upside down. A ruled box on the page (a results table in its frame) is read on its own, row by row,
-    when that reads more of it than the page's layout did (:mod:`ragkit.ingestion.ocr_boxes`)."""
+    when that reads more of it than the page's layout did, or anything where it read nothing
+    (:mod:`ragkit.ingestion.ocr_boxes`)."""
     exe = _tesseract_exe()
     pix = _grey(page, dpi, limits)
     png = pix.tobytes("png")
@@ -177,14 +178,16 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
 def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None:
     """The page's reading with each ruled box read alone (``--psm 6``: one block, line by line) in place
     of the words the page's layout read inside it, where that reads the box at a text's confidence and
-    the layout read less of it (:data:`BOX_MORE`) or read it as a table's columns, a word or two a line;
-    None when no box is read so."""
+    the layout read less of it (:data:`BOX_MORE`), read it as a table's columns, a word or two a line,
+    or read none of it though it holds ink (a shaded header row, binarised as dark as its text; framed
+    rows the layout passed over); None when no box is read so."""
     import numpy as np
     import pymupdf
 
     if page.rotation:  # the pixels of a turned page are not where its clip says
         return None
-    boxes = ruled_boxes(np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width))
+    pixels = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width)
+    boxes = ruled_boxes(pixels)
     scale = page.rect.width / pix.width
     words = _words(tsv)
     kept = []
@@ -195,7 +198,7 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
         x0, y0, x1, y1 = (box[0] + across, box[1] + down, box[2] - across, box[3] - down)
         clip = pymupdf.Rect(x0 * scale, y0 * scale, x1 * scale, y1 * scale)
         read = [r for centre, r in words if inside(box, *centre)]
-        if not read:  # nothing the layout read there to put right: no second Tesseract run
+        if not read and not _inked(pixels, (x0, y0, x1, y1)):  # blank: no second Tesseract run
             continue
         box_tsv = _tsv(exe, _grey_png(page, 72 / scale, None, clip=clip), lang, psm=6)
         alone = parse_tsv(box_tsv)
@@ -210,6 +213,19 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
             table = table_to_markdown(rows) if rows else ""
             kept.append((box, replace(alone, text=table or re.sub(r"\n\s*\n", "\n", alone.text))))
     return parse_tsv(tsv, kept) if kept else None
+
+
+#: a box's inside is written on when this share of it is ink (a word of 8-pt type in a 1-inch box
+#: at 300 dpi is about 1 %)
+WRITTEN = 0.002
+
+
+def _inked(pixels: Any, box: Box) -> bool:
+    """Whether the inside of ``box`` (x0, y0, x1, y1 in ``pixels``, a grey image) holds ink: text the
+    page's layout may have dropped whole (a table's shaded header row, its rows inside a frame)."""
+    x0, y0, x1, y1 = box
+    inner = pixels[y0:y1, x0:x1]
+    return inner.size > 0 and float((inner < INK).mean()) >= WRITTEN
 
 
 def read_region(
@@ -234,12 +250,13 @@ def _words(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
 def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
     """Tesseract's TSV as text: words joined into lines, paragraphs separated by a blank line. Each of
     ``boxes`` (a region and its own reading) replaces the words inside it, its text placed where the
-    first of them was read (at the end when there were none)."""
+    first of them was read (where none was, before the first paragraph with a word below its top)."""
     paragraphs: dict[tuple[int, int], dict[int, list[str]]] = {}
     spans: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # each paragraph's top, bottom, left, right
     confs: list[float] = []
     first: dict[int, tuple[int, int]] = {}
-    for (x, y), r in _words(tsv):
+    words = _words(tsv)
+    for (x, y), r in words:
         key = (int(r["block_num"]), int(r["par_num"]))
         hit = next((k for k, (box, _) in enumerate(boxes) if inside(box, x, y)), None)
         if hit is not None:
@@ -258,10 +275,14 @@ def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
             max(right, x0 + int(r["width"])),
         )
     pieces = [
-        ((key, 1), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())), spans[key])
+        ((key, 1, 0), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())), spans[key])
         for key, lines in paragraphs.items()
     ]
-    pieces += [((first.get(k, (1 << 30, k)), 0), read.text, None) for k, (_, read) in enumerate(boxes)]
+    for k, (box, read) in enumerate(boxes):
+        # where the layout read none of it: before the first paragraph with a word below its top
+        below = [(int(r["block_num"]), int(r["par_num"])) for (_, y), r in words if y >= box[1]]
+        place = first.get(k) or min(below, default=(1 << 30, 0))
+        pieces.append(((place, 0, box[1]), read.text, None))
     total = sum(confs) + sum(read.confidence * read.words for _, read in boxes)
     count = len(confs) + sum(read.words for _, read in boxes)
     ordered = _sentences_whole([(t, span) for _, t, span in sorted(pieces, key=lambda p: p[0]) if t])

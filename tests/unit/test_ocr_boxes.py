@@ -4,6 +4,8 @@ row, so "L Spine 47.04 54.62 1.161" is one line of the reading."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pymupdf
 import pytest
@@ -110,3 +112,41 @@ def test_ruled_paper_has_no_boxes_and_a_page_of_frames_reads_the_largest_few():
         page[:] = np.minimum(page, _frame(3300, 2550, (100, y, 1500 - 50 * k, y + 200)))
     found = ruled_boxes(page)
     assert len(found) == MOST_BOXES and found[0][2] > 1400 and all(b[2] > 1000 for b in found)
+
+
+def _shaded_table() -> bytes:
+    """A PNG of a ruled table whose header row is shaded light blue (dark text on it), as a report's
+    tables are: Tesseract's page layout reads neither the header (binarised with the page, its blue
+    goes as dark as its text) nor, at the resolution it is read at, the framed rows below it."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=700, height=330)
+    ink = (0.1, 0.1, 0.2)
+    page.draw_rect(pymupdf.Rect(30, 20, 670, 120), color=ink, fill=(0.55, 0.70, 0.89), width=1.5)
+    xs = [30, 170, 300, 430, 560, 670]
+    for x in xs[1:-1]:
+        page.draw_line((x, 20), (x, 300), color=ink, width=1.5)
+    heads = ["Disability Category", "Participants", "Ballots Completed", "Ballots Terminated", "Accuracy"]
+    for (x0, x1), head in zip(pairwise(xs), heads, strict=True):
+        page.insert_textbox(pymupdf.Rect(x0 + 6, 50, x1 - 6, 110), head, fontsize=15, fontname="hebo")
+    for i, row in enumerate(SHADED_ROWS):
+        y = 120 + 60 * i
+        page.draw_rect(pymupdf.Rect(30, y, 670, y + 60), color=ink, width=1.5)
+        for (x0, x1), cell in zip(pairwise(xs), row, strict=True):
+            page.insert_textbox(pymupdf.Rect(x0 + 6, y + 20, x1 - 6, y + 55), cell, fontsize=15)
+    return page.get_pixmap(dpi=150).tobytes("png")
+
+
+SHADED_ROWS = (("Blind", "5", "1", "4", "34.5%"), ("Low Vision", "5", "2", "3", "98.3%"),
+               ("Dexterity", "5", "4", "1", "98.3%"))  # fmt: skip
+
+
+@needs_tesseract
+def test_a_shaded_header_and_framed_rows_the_page_layout_dropped_are_read_in_their_place():
+    """Each framed row with ink inside is read alone although the page's layout read no word there,
+    and in its place top to bottom: the header's words first, then the rows in order."""
+    text = parse_bytes("ballots.png", _shaded_table()).text
+    assert "Disability" in text and "Accuracy" in text, text
+    lines = [" ".join(line.split()) for line in text.splitlines()]
+    rows = [lines.index(" | ".join(row)) for row in SHADED_ROWS]
+    assert rows == sorted(rows), text
+    assert text.index("Disability") < text.index("Blind"), text
