@@ -39,26 +39,29 @@ def footnotes_found(
     bottom = max((bbox[3] for _, _, bbox in placed), default=0.0)
     counted = _counted(text, boxes)
     out: list[Placed] = []
+    note = ""  # the text of the last footnote so far
     for i, ((a, b, bbox), cls) in enumerate(boxes):
         near = {c for _, c in boxes[max(i - 1, 0) : i + 2]}
         low = bbox[1] > 0.8 * bottom
         numbered = "footnote" in near and _NOTE_NUMBER.match(text[a:b].strip())
         under = out and out[-1][1] == "footnote" and _under(bbox, out[-1][0][2])
-        rest = cls == "text" and _rest_of_note(text, i, boxes, counted, out)
-        if cls == "text" and ((low and (numbered or under)) or i in counted or rest):
+        if cls == "text" and (
+            (low and (numbered or under)) or i in counted or _rest_of_note(text, i, boxes, counted, note)
+        ):
             cls = "footnote"
+        if cls == "footnote":
+            note = text[a:b]
         out.append(((a, b, bbox), cls))
     return out
 
 
-def _rest_of_note(text: str, i: int, boxes: list[Placed], counted: set[int], out: list[Placed]) -> bool:
-    """Whether text box ``i`` is the rest of the last note before it, which a column's foot cut: it goes
-    on with that note's open sentence, and it stands right atop a numbered note of its own column. A
-    Federal Register note "12 The magnitude … such as the airplane's" ends column 1; "altitude and
-    airspeed, and would be limited …" tops column 2's notes, over "13 More than 10 degrees …"."""
-    notes = [text[a:b] for (a, b, _), c in out if c == "footnote"]
+def _rest_of_note(text: str, i: int, boxes: list[Placed], counted: set[int], note: str) -> bool:
+    """Whether text box ``i`` is the rest of ``note``, the last note before it, which a column's foot
+    cut: it goes on with that note's open sentence, and it stands right atop a numbered note of its own
+    column. A Federal Register note "12 The magnitude … such as the airplane's" ends column 1; "altitude
+    and airspeed, and would be limited …" tops column 2's notes, over "13 More than 10 degrees …"."""
     (a, b, box), _ = boxes[i]
-    if not notes or not continues(notes[-1], text[a:b]):
+    if not note or not continues(note, text[a:b]):
         return False
     for j, ((c, d, below), cls) in enumerate(boxes):
         numbered = _NOTE_NUMBER.match(text[c:d].lstrip())
@@ -69,12 +72,17 @@ def _rest_of_note(text: str, i: int, boxes: list[Placed], counted: set[int], out
 
 def _atop(box: tuple[float, ...], note: tuple[float, ...]) -> bool:
     """Whether ``box`` ends right where ``note`` starts (within 2 pt), in its column."""
-    return abs(note[1] - box[3]) <= 2.0 and box[0] < note[2] and note[0] < box[2]
+    return abs(note[1] - box[3]) <= 2.0 and _across(box, note)
 
 
 def _under(box: tuple[float, ...], note: tuple[float, ...]) -> bool:
-    """Whether ``box`` starts at or below ``note``'s foot, in its column (across it, at least in part)."""
-    return box[1] >= note[3] - 2.0 and box[0] < note[2] and note[0] < box[2]
+    """Whether ``box`` starts at or below ``note``'s foot, in its column."""
+    return box[1] >= note[3] - 2.0 and _across(box, note)
+
+
+def _across(box: tuple[float, ...], note: tuple[float, ...]) -> bool:
+    """Whether ``box`` spans ``note``'s column, at least in part."""
+    return box[0] < note[2] and note[0] < box[2]
 
 
 def _counted(text: str, boxes: list[Placed]) -> set[int]:
