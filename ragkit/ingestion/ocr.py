@@ -22,6 +22,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
 from ragkit.ingestion.ocr_boxes import INK, Box, box_rows, inside, ruled_boxes
+from ragkit.ingestion.ocr_render import grey, grey_png
 from ragkit.ingestion.pdf_columns import continues
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
@@ -133,21 +134,6 @@ def _tesseract_exe() -> str:
     return exe
 
 
-def _grey(page: Any, dpi: float, limits: Limits | None, clip: Any = None, turn: int = 0) -> Any:
-    """``page`` (or its ``clip``) rendered in grey at ``dpi`` — lower when it would pass the pixel cap (a
-    7,200-point poster is 900 megapixels at 300 dpi) — turned by ``turn`` degrees: a PyMuPDF pixmap."""
-    import pymupdf
-
-    area = clip if clip is not None else page.rect
-    dpi = (limits or Limits.from_env()).render_dpi(area.width, area.height, dpi)
-    matrix = pymupdf.Matrix(dpi / 72, dpi / 72).prerotate(turn)
-    return page.get_pixmap(matrix=matrix, clip=clip, colorspace=pymupdf.csGRAY)
-
-
-def _grey_png(page: Any, dpi: float, limits: Limits | None, clip: Any = None, turn: int = 0) -> bytes:
-    return _grey(page, dpi, limits, clip, turn).tobytes("png")
-
-
 def _tsv(exe: str, png: bytes, lang: str, psm: int = 3) -> str:
     # the setting, not the "tsv" config file: a model folder of one's own (TESSDATA_PREFIX) may have no
     # configs/, and Tesseract then read nothing and said so only on stderr
@@ -165,12 +151,12 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
     when that reads more of it than the page's layout did, or anything where it read nothing
     (:mod:`ragkit.ingestion.ocr_boxes`)."""
     exe = _tesseract_exe()
-    pix = _grey(page, dpi, limits)
+    pix = grey(page, dpi, limits)
     png = pix.tobytes("png")
     tsv = _tsv(exe, png, lang)
     read = parse_tsv(tsv)
     if read.confidence < TURN_BELOW and (turn := orientation(exe, png)):
-        again = _read(exe, _grey_png(page, dpi, limits, turn=turn), lang)
+        again = _read(exe, grey_png(page, dpi, limits, turn=turn), lang)
         return again if again.confidence * again.words > read.confidence * read.words else read
     return _boxed(exe, page, pix, tsv, lang) or read
 
@@ -200,7 +186,7 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
         read = [r for centre, r in words if inside(box, *centre)]
         if not read and not _inked(pixels, (x0, y0, x1, y1)):  # blank: no second Tesseract run
             continue
-        box_tsv = _tsv(exe, _grey_png(page, 72 / scale, None, clip=clip), lang, psm=6)
+        box_tsv = _tsv(exe, grey_png(page, 72 / scale, None, clip=clip), lang, psm=6)
         alone = parse_tsv(box_tsv)
         lines = {(r["block_num"], r["par_num"], r["line_num"]) for r in read}
         columns = len(read) <= TABLE_LINE_WORDS * len(lines)
@@ -233,7 +219,7 @@ def read_region(
 ) -> OcrPage:
     """OCR of one region of a PyMuPDF page (a picture on a page that has a text layer), rendered in grey at
     ``dpi`` or less within the pixel cap."""
-    return _read(_tesseract_exe(), _grey_png(page, dpi, limits, clip=clip), lang)
+    return _read(_tesseract_exe(), grey_png(page, dpi, limits, clip=clip), lang)
 
 
 def _words(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
