@@ -18,6 +18,7 @@ from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr_boxes import inside
+from ragkit.ingestion.pdf_checkboxes import grid_edits
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_footnotes import footnotes_found
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
@@ -307,6 +308,22 @@ def drop_running_margins(
     return out
 
 
+def listed(pg: LayoutPage, page: Any, edits: list[tuple[int, int, str]], replaced: set[int]) -> None:
+    """Add to ``edits`` (and ``replaced``) each box of ``pg`` that is a grid of check-box items (the
+    engine reads one as a table, or as a paragraph of its lines run together), read as list items
+    (:mod:`ragkit.ingestion.pdf_checkboxes`)."""
+    kinds = ("table", "text", "list-item")
+    mine = [
+        (a, b, box)
+        for (a, b, box), c in zip(pg.boxes, pg.classes, strict=True)
+        if c in kinds and a not in replaced
+    ]
+    for k, items in grid_edits(page, [box for _, _, box in mine]):
+        a, b, _ = mine[k]
+        edits.append((a, b, f"{items}\n\n" if items else ""))
+        replaced.add(a)
+
+
 def parse_layout_pages(
     name: str, doc: Any, data: bytes, budget: Budget, progress: Any, warnings: list[str]
 ) -> list[Page]:
@@ -331,6 +348,7 @@ def parse_layout_pages(
                 typed.append(numbered is None and typewritten(page))
                 found = plumber.tables(i, page) if numbered is None and not turned else []
                 edits.append(ruled_tables(laid[-1], found, page))
+                listed(laid[-1], page, *edits[-1])
             budget.add_text(len(laid[-1].text))
             if progress:
                 progress(i + 1, doc.page_count)
