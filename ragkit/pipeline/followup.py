@@ -2,7 +2,8 @@
 searched. A question is rewritten only when it leans on the conversation — it starts with a connective
 ("and what about…"), is three words or fewer, or refers back ("it", "they", "this") before naming any
 subject of its own. "Why does XYLayoutLM use dilated convolutions in its position encoding?" names its
-subject before "its": it stands alone and is searched as asked. The rewrite and its reason are recorded
+subject before "its", and "How many deaf participants completed their ballots?" the plural "their" stands
+for: they stand alone and are searched as asked. The rewrite and its reason are recorded
 in the answer's trace, and ``rewrite_follow_ups`` turns rewriting off."""
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ _ANAPHOR = re.compile(
     re.IGNORECASE,
 )
 _SUBJECT = re.compile(r"\b[A-Z][\w\-]*[A-Z0-9][\w\-]*\b|\b[A-Za-z]+[-_]?\d[\w\-]*|`[^`]+`|\"[^\"]+\"")
+#: a plural noun before "they"/"their" is what it refers to ("participants", "authors"; not "class",
+#: "status", "analysis")
+_PLURAL = re.compile(r"\b(?!(?:always|perhaps|whereas)\b)[a-z]{3,}[^siu\W]s\b")
+_PLURAL_ANAPHORS = frozenset({"they", "them", "their", "theirs"})
 _QUESTION_WORDS = frozenset(
     "what which who whom whose when where why how does do did can could would should is are was were "
     "about tell me please".split()
@@ -54,6 +59,8 @@ def follow_up_reason(question: str, history: Sequence[Message]) -> str | None:
     subject = _SUBJECT.search(question, 1)  # a name of its own (the first word is capitalised anyway)
     if subject is not None and subject.start() < anaphor.start():
         return None  # "XYLayoutLM … its": the question names what "its" refers to
+    if anaphor.group(0).lower() in _PLURAL_ANAPHORS and _PLURAL.search(question[: anaphor.start()]):
+        return None  # "How many deaf participants completed their ballots?": "their" is theirs
     return f"“{anaphor.group(0)}” refers back to the conversation"
 
 

@@ -30,6 +30,12 @@ HISTORY = [
         ("Why?", "three words or fewer"),
         ("How does it compare with BM25?", "“it” refers back"),
         ("What do they use for negatives?", "“they” refers back"),
+        # "their" refers to the question's own plural subject (a browser session: the previous question's
+        # words were searched with it, and the abstention named them)
+        ("How many deaf participants completed their ballots?", None),
+        ("How do the authors evaluate their method?", None),
+        ("What is the accuracy of their method?", "“their” refers back"),
+        ("What is the status of their application?", "“their” refers back"),
     ],
 )
 def test_only_questions_that_cannot_stand_alone_are_follow_ups(question, reason):
