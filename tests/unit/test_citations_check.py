@@ -100,3 +100,22 @@ def test_a_byline_is_its_own_statement_when_no_full_stop_ends_the_title(embedder
     )
     assert supports(*pair_scores("Kyle Lo, Lucy Lu Wang, Mark Neumann", chunk, embedder, Analyzer()))
     assert not supports(*pair_scores("Jane Roe, John Doe, Max Moe", chunk, embedder, Analyzer()))
+
+
+def test_a_table_cited_after_its_last_row_is_one_cited_claim(embedder):
+    """An extractive answer's table (a header, and a row of one word) and its "[1]": in a browser session
+    the check said the answer "cites no source for any of its claims"."""
+    from ragkit.evaluation.metrics.citations import check_citations
+
+    answer = (
+        "| Disability Category | Participants | Ballots Completed |\n| --- | --- | --- |\n"
+        "| Blind | 5 | 1 |\n| | | complete |\n\n[1]"
+    )
+    ((claim, cited),) = cited_sentences(answer, 2)
+    assert cited == [1] and "Disability Category" in claim and "complete" in claim
+    source = "| Disability Category | Participants | Ballots Completed |\n| Blind | 5 | 1 |"
+    check = check_citations(answer, [source, "Mount Everest is 8,849 metres high."], embedder)
+    assert "cites no source" not in check.summary() and check.sentences[0].cited == [1]
+    # two tables with text between them stay two claims
+    two = cited_sentences("| A | B |\n| 1 | 2 |\n\nThen the second table [2].\n\n| C | D |\n| 3 | 4 | [1]", 2)
+    assert [c for _, c in two] == [[], [2], [1]]

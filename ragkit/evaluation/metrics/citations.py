@@ -161,8 +161,22 @@ def _claims(
             clean = re.sub(r"\s*/?>", "", clean)  # the rest of a <source id="1"/> tag
         clean = " ".join(clean.split())
         if clean and re.search(r"\w", clean):
+            if out and _table_goes_on(text, out[-1], s, piece):  # a table's rows are one claim
+                was, numbers, (ps, _) = out[-1]
+                out[-1] = (f"{was} {clean}", [*numbers, *report.markers], (ps, e))
+                continue
             out.append((clean, list(report.markers), (s, e)))
     return out
+
+
+def _table_goes_on(text: str, last: tuple[str, list[int], tuple[int, int]], s: int, piece: str) -> bool:
+    """Whether ``piece`` (at ``s`` in ``text``) is a Markdown table row of the table the claim ``last``
+    is: a table cited once after its last row (an extractive answer's table and its "[1]") cites all of
+    it, and a row of one word ("| | complete |") is no claim of its own."""
+    if not (piece.lstrip().startswith("|") and last[0].startswith("|")):
+        return False
+    between = text[last[2][1] : s]
+    return all(not line.strip() or line.strip().startswith("|") for line in between.splitlines())
 
 
 def unsupported_markers(text: str, check: CitationCheck) -> list[list[int]]:
