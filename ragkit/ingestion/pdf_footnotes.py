@@ -17,7 +17,8 @@ from ragkit.ingestion.pdf_columns import continues
 
 Placed = tuple[tuple[int, int, tuple[float, ...]], str]
 
-_NOTE_NUMBER = re.compile(r"^\d{1,2}\s?[^\s\d.,]")
+#: a footnote's own number, as the engine writes it ("> 8The papers …", "9https://…", "13 More than …")
+NOTE_MARK = re.compile(r"^(>\s*)?(\d{1,2})\s?(?=[^\s\d.,])")
 #: a note's number, a space, and its first word's capital ("2 The flight control …")
 _COUNTED = re.compile(r"^(\d{1,2}) [A-Z\u2018\u201c(]")
 #: how far (pt) above the lowest text of the page a column's foot may end
@@ -43,7 +44,7 @@ def footnotes_found(
     for i, ((a, b, bbox), cls) in enumerate(boxes):
         near = {c for _, c in boxes[max(i - 1, 0) : i + 2]}
         low = bbox[1] > 0.8 * bottom
-        numbered = "footnote" in near and _NOTE_NUMBER.match(text[a:b].strip())
+        numbered = "footnote" in near and NOTE_MARK.match(text[a:b].strip())
         under = out and out[-1][1] == "footnote" and _under(bbox, out[-1][0][2])
         if cls == "text" and (
             (low and (numbered or under)) or i in counted or _rest_of_note(text, i, boxes, counted, note)
@@ -64,7 +65,7 @@ def _rest_of_note(text: str, i: int, boxes: list[Placed], counted: set[int], not
     if not note or not continues(note, text[a:b]):
         return False
     for j, ((c, d, below), cls) in enumerate(boxes):
-        numbered = _NOTE_NUMBER.match(text[c:d].lstrip())
+        numbered = NOTE_MARK.match(text[c:d].lstrip())
         if (cls == "footnote" or j in counted) and numbered and _atop(box, below):
             return True
     return False

@@ -20,7 +20,7 @@ from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_checkboxes import grid_edits
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
-from ragkit.ingestion.pdf_footnotes import footnotes_found
+from ragkit.ingestion.pdf_footnotes import NOTE_MARK, footnotes_found
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.tables import count_markdown_tables
@@ -92,10 +92,6 @@ def layout_page(page: Any) -> LayoutPage:
     return LayoutPage(text, margins, tuple(placed), tuple(classes))  # type: ignore[arg-type]
 
 
-#: a footnote's own number, as the engine writes it ("> 8The papers …", "9https://…")
-_NOTE_MARK = re.compile(r"^(>\s*)?(\d{1,2})\s?(?=[^\s\d.,])")
-
-
 def _raise_mark(m: re.Match[str]) -> str:
     """A footnote's number raised, as on the page ("> ⁸ The papers …"): a mark, not a number the text
     states (the reader would quote "8The papers …" to "how many …?")."""
@@ -120,10 +116,10 @@ def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], 
             continue
         if cls == "footnote":
             note = pg.text[a:b].strip()
-            if notes and not _NOTE_MARK.match(note) and continues(notes[-1], note):  # a note's rest
+            if notes and not NOTE_MARK.match(note) and continues(notes[-1], note):  # a note's rest
                 notes[-1] = f"{notes[-1]} {note}"
             else:
-                notes.append(_NOTE_MARK.sub(_raise_mark, note))
+                notes.append(NOTE_MARK.sub(_raise_mark, note))
             between.append((a, b))
             continue
         if cls == "text" and last is not None and last[2] == "caption" and _beside(box, last[3]):
