@@ -5,7 +5,8 @@ outside the Adobe Glyph List reads as U+FFFD. Two kinds of such names are common
 character each:
 
 - a letter's or sign's name with a variant's suffix: "betatwo" (TimesTenGreek's second beta), TeX's
-  extension sizes "braceleftbig", "parenrightbigg", "summationdisplay";
+  extension sizes "braceleftbig", "parenrightbigg", "summationdisplay", or the Unicode name's "sign"
+  ("dollarsign": an Apple financial statement's "$");
 - the Mathematical Pi fonts' numbered names ("H11001" is "+", "H11032" the prime of "5′–3′"), which
   typesetters of journals set their signs and Greek letters in.
 
@@ -27,7 +28,7 @@ MATH_PI = {
 }  # fmt: skip
 #: suffixes that name a variant or a size of the glyph the rest of the name names
 _VARIANT = re.compile(
-    r"(.{2,}?)(?:one|two|three|four|five|six|seven|eight|nine|big|bigg|Big|Bigg|text|display|\d+)"
+    r"(.{2,}?)(?:one|two|three|four|five|six|seven|eight|nine|big|bigg|Big|Bigg|text|display|sign|\d+)"
 )
 _UNI = re.compile(r"(?:uni((?:[0-9A-F]{4})+)|u([0-9A-F]{4,6}))")
 #: a Type 1 font's clear-text encoding entry: "dup <code> /<name> put"

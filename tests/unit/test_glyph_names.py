@@ -72,3 +72,32 @@ def test_a_type1_programs_own_encoding():
     program += b"dup 0 /parenleftbig put\ndup 2 /braceleftbig put\nreadonly def\ncurrentfile eexec\n"
     program += b"dup 9 /ignored put"  # past eexec: the encrypted part is not read
     assert builtin_encoding(program) == {0: "parenleftbig", 2: "braceleftbig"}
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_sign_named_by_its_unicode_name_reads_as_that_sign(parser):
+    """An Apple financial statement's "$": its font names code 33 "dollarsign" (the Unicode name, no
+    glyph-list name) and its ToUnicode map is empty; it read as U+FFFD ("� 73,929")."""
+    empty = (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapType 2 def\n"
+        "1 begincodespacerange <00> <ff> endcodespacerange\nendcmap CMapName currentdict /CMap "
+        "defineresource pop end end"
+    )
+
+    def font(doc: pymupdf.Document) -> int:
+        xref = doc.get_new_xref()
+        doc.update_object(
+            xref,
+            "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /Differences "
+            f"[33 /dollarsign] >> {to_unicode_key(doc, empty)} >>",
+        )
+        return xref
+
+    doc = parse_bytes(
+        "apple.pdf",
+        set_in_font(font, b"Products sold in the three months ended April 1, 2023: ! 73,929"),
+        settings=ParseSettings(pdf_parser=parser),
+    )
+    assert "$ 73,929" in doc.text and "\ufffd" not in doc.text and "!" not in doc.text
+    assert variant_text("dollarsign") == "$" and variant_text("degreesign") == "\u00b0"
+    assert variant_text("design") == variant_text("assign") == ""  # no glyph's name before "sign"
