@@ -28,9 +28,9 @@ _NAME = re.compile(r"[a-z]+[A-Z]")
 _DIGIT = re.compile(r"\d")
 #: a unit in brackets ("(%)", "($)"), no figure in it
 _UNIT = re.compile(r"^\([^\d()]{1,8}\)$")
-#: a table's note under its last row: a mark, then a sentence ("a See 6.4.3.11.", "* Estimated"), no
-#: wrapped line of the cell above
-_NOTE_MARK = re.compile(r"^(?:[a-z]|[*\u2020\u2021\u00a7]+)\s+[A-Z]")
+#: a table's note under its last row: a mark, then a sentence ("a See 6.4.3.11.", "* Estimated"), or a
+#: label with its note's number ("(1) Net sales by category:"): no wrapped line of the cell above
+_NOTE_MARK = re.compile(r"^(?:[a-z]|[*\u2020\u2021\u00a7]+|\(\d{1,2}\))\s+[A-Z]")
 #: a word broken at its hyphen ("Non-" over "Forcible"): joined without a space
 _BROKEN = re.compile(r"[^\W\d_]-$")
 

@@ -139,3 +139,15 @@ def test_a_tables_note_under_its_last_row_is_no_wrapped_line_of_its_label():
     assert join_wrapped_markdown(md) == md
     wrapped = "| Item | Cost |\n|---|---|\n| Disposable income per capita in | 12 |\n| real terms |  |"
     assert "| Disposable income per capita in real terms | 12 |" in join_wrapped_markdown(wrapped)
+
+
+def test_a_label_with_its_notes_number_is_no_wrapped_line_of_the_row_above():
+    """Apple's statement of operations: "(1) Net sales by reportable segment:" under the "Diluted" row was
+    joined to it as its label's second line ("Diluted (1) Net sales by reportable segment:")."""
+    md = (
+        "| | Q2 | Q1 |\n|---|---|---|\n| Diluted | 15,847,050 | 16,403,316 |\n"
+        "| (1) Net sales by reportable segment: |  |  |\n| Americas | $ 37,784 | $ 40,882 |"
+    )
+    assert join_wrapped_markdown(md) == md
+    unit = "| Item | Cost |\n|---|---|\n| Revenue of the group | 12 |\n| (in millions) |  |"
+    assert "| Revenue of the group (in millions) | 12 |" in join_wrapped_markdown(unit)  # "(" still goes on
