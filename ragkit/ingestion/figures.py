@@ -18,7 +18,7 @@ from ragkit.core.folding import find_folded
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import PARSE_S_ENV, Budget
 from ragkit.ingestion.ocr import DPI, OCR_NOTE, normalise_ocr, read_region
-from ragkit.ingestion.pdf_spans import PICTURE_END, PICTURE_START
+from ragkit.ingestion.pdf_picture import PICTURE_END, PICTURE_START
 from ragkit.ingestion.reading import pages_named
 
 #: the least share of the page a picture covers to be read (a logo or an icon is not)

@@ -19,9 +19,10 @@ from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
+from ragkit.ingestion.pdf_picture import picture_spans
 from ragkit.ingestion.pdf_spacing import install as read_squeezed_spaces
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
-from ragkit.ingestion.pdf_spans import fractions, picture_spans
+from ragkit.ingestion.pdf_spans import fractions
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.reading import PageProgress, page_ranges

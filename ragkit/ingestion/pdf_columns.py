@@ -17,7 +17,7 @@ import re
 from itertools import pairwise
 
 from ragkit.ingestion.chunkers.sentence import sentences
-from ragkit.ingestion.pdf_spans import PICTURE_START
+from ragkit.ingestion.pdf_picture import PICTURE_START
 
 Box = tuple[int, int, tuple[float, float, float, float]]
 

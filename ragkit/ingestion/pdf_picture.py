@@ -1,4 +1,5 @@
-"""The order of the words inside a picture: text set side by side read one column after the other.
+"""The text inside a picture: marked apart from the page's text, its words in reading order (text set
+side by side read one column after the other).
 
 The layout engine hands a picture's text over as lines across the whole picture, so two sub-captions set
 side by side under a figure's panels ("(a) Example of an artificial neuron unit. …" beside "(b) A
@@ -12,8 +13,13 @@ them: they read as before.
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 from typing import Any
+
+#: the marks around a picture's text in the engine's Markdown (taken out into page metadata)
+PICTURE_START, PICTURE_END = "\ue000", "\ue001"
+_PICTURE = re.compile(f"{PICTURE_START}([^{PICTURE_END}]*){PICTURE_END}")
 
 #: a gap between two spans of a line at least this many font sizes wide may part two columns
 COLUMN_GAP = 1.0
@@ -109,4 +115,30 @@ def picture_lines(textlines: list[dict[str, Any]]) -> list[str]:
     return [" ".join(s["text"].strip() for s in piece) for piece in (given if read is down else read)]
 
 
-__all__ = ["COLUMN_GAP", "PROSE_LINES", "PROSE_WORDS", "picture_lines", "reading_order"]
+__all__ = ["COLUMN_GAP", "PICTURE_END", "PICTURE_START", "PROSE_LINES", "PROSE_WORDS", "picture_lines",
+           "picture_spans", "picture_text", "reading_order"]  # fmt: skip
+
+
+def picture_text(textlines: list[dict[str, Any]], ignore_code: bool = False, clip: Any = None) -> str:
+    """Text written inside a picture (axis labels, a diagram's words): its lines as one paragraph between
+    the picture marks, which :func:`picture_spans` removes and records; columns of words side by side
+    (two sub-captions) one after the other (:mod:`ragkit.ingestion.pdf_picture`)."""
+    if not textlines:
+        return "\n"
+    text = " ".join(picture_lines(textlines))
+    return f"{PICTURE_START}{' '.join(text.split())}{PICTURE_END}\n\n"
+
+
+def picture_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """``text`` without the picture marks, and the (start, end) of each picture's text in it."""
+    spans: list[tuple[int, int]] = []
+    out, last = [], 0
+    for m in _PICTURE.finditer(text):
+        out.append(text[last : m.start()])
+        start = sum(len(x) for x in out)
+        out.append(m.group(1))
+        if m.group(1):
+            spans.append((start, start + len(m.group(1))))
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out).replace(PICTURE_START, "").replace(PICTURE_END, ""), spans

@@ -16,15 +16,14 @@ from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
 from ragkit.ingestion.pdf_headers import Line, header_cuts
-from ragkit.ingestion.pdf_picture import picture_lines
+from ragkit.ingestion.pdf_picture import picture_text
+from ragkit.ingestion.pdf_spanning import Label, cut_under, place_labels, spanning_labels
 
 #: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
 #: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
 WORD_GAP = 0.15
-PICTURE_START, PICTURE_END = "\ue000", "\ue001"
 RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
 _SCRIPT_DIGITS = re.compile(r"[\d+\-=()]+")
-_PICTURE = re.compile(f"{PICTURE_START}([^{PICTURE_END}]*){PICTURE_END}")
 _VULGAR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾", "1/8": "⅛", "3/8": "⅜",
            "5/8": "⅝", "7/8": "⅞"}  # fmt: skip
 #: a fraction set as raised numerator, slash and a denominator ("48¹/2", "48¹ /2"): one character, as shown
@@ -296,16 +295,18 @@ def _inside(box: tuple[float, ...], table: tuple[float, ...]) -> bool:
 
 
 def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) -> Any:
-    """The layout engine's table, its column boundaries first moved off the words they would cut and its
-    header's wrapped cells made one row (:mod:`ragkit.ingestion.pdf_headers`)."""
+    """The layout engine's table, its column boundaries first moved off the words they would cut, its
+    header's wrapped cells made one row (:mod:`ragkit.ingestion.pdf_headers`) and a label spanning
+    columns written once, on its own row (:mod:`ragkit.ingestion.pdf_spanning`)."""
     import copy
 
     grid = tab_dict.get("table_grid")
+    labels: list[Label] = []
     if grid is not None and table_blocks:
         x0, y0, x1, y1 = tab_dict["group_bbox"]
         fixed = uncut_columns(list(grid.v_lines), x0, _words_in(table_blocks, (x0, y0, x1, y1)))
-        lines = [
-            Line(*ln["bbox"], ln["spans"][0]["size"], text)
+        held = [
+            (Line(*ln["bbox"], ln["spans"][0]["size"], text), ln)
             for b in table_blocks
             for ln in b["lines"]
             if ln["spans"]
@@ -313,14 +314,33 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
             and _inside(ln["bbox"], (x0, y0, x1, y1))
             and (text := _line_text(ln)).strip()
         ]
+        lines = [line for line, _ in held]
         cuts = [y0 + h for h in grid.h_lines]
         rows = header_cuts(cuts, lines)
-        if fixed != list(grid.v_lines) or rows is not cuts:
+        words_of = {k: _words(ln) for k, (_, ln) in enumerate(held)}
+        labels = spanning_labels([x0, *(x0 + v for v in fixed), x1], rows, lines, words_of)
+        rows = cut_under(rows, labels, lines) if labels else rows
+        if fixed != list(grid.v_lines) or rows != cuts:
             grid = copy.copy(grid)
             grid.v_lines = fixed
             grid.h_lines = [c - y0 for c in rows]
             tab_dict = {**tab_dict, "table_grid": grid}
-    return _ENGINE_TABLE_DETAILS(tab_dict, table_blocks)  # type: ignore[misc]
+    details = _ENGINE_TABLE_DETAILS(tab_dict, table_blocks)  # type: ignore[misc]
+    if labels and details.extract:
+        tops = [tab_dict["group_bbox"][1], *(tab_dict["group_bbox"][1] + h for h in grid.h_lines)]
+        if place_labels(details.extract, [*tops, tab_dict["group_bbox"][3]], labels):
+            from pymupdf4llm.helpers import utils
+
+            escaped = [[(c or "").replace("|", "\\|") for c in row] for row in details.extract]
+            details.markdown = utils.table_to_markdown(escaped)
+    return details
+
+
+def _words(line: dict[str, Any]) -> list[tuple[float, float]]:
+    """(x0, x1) of each word of ``line``."""
+    chars = (c for s in line["spans"] for c in s.get("chars", ()))
+    extents = (e for per_span in word_extents(line) for e in per_span)
+    return sorted({e for c, e in zip(chars, extents, strict=True) if not c["c"].isspace()})
 
 
 _ENGINE_TABLE_DETAILS = None
@@ -336,31 +356,6 @@ def textpage_cell_text(textpage: Any, cell: Any, markdown: bool = False) -> str:
         held = (textpage, [b for b in textpage.extractRAWDICT()["blocks"] if b["type"] == 0])
         _BLOCKS[id(textpage)] = held
     return cell_text(held[1], cell, markdown)
-
-
-def picture_text(textlines: list[dict[str, Any]], ignore_code: bool = False, clip: Any = None) -> str:
-    """Text written inside a picture (axis labels, a diagram's words): its lines as one paragraph between
-    the picture marks, which :func:`picture_spans` removes and records; columns of words side by side
-    (two sub-captions) one after the other (:mod:`ragkit.ingestion.pdf_picture`)."""
-    if not textlines:
-        return "\n"
-    text = " ".join(picture_lines(textlines))
-    return f"{PICTURE_START}{' '.join(text.split())}{PICTURE_END}\n\n"
-
-
-def picture_spans(text: str) -> tuple[str, list[tuple[int, int]]]:
-    """``text`` without the picture marks, and the (start, end) of each picture's text in it."""
-    spans: list[tuple[int, int]] = []
-    out, last = [], 0
-    for m in _PICTURE.finditer(text):
-        out.append(text[last : m.start()])
-        start = sum(len(x) for x in out)
-        out.append(m.group(1))
-        if m.group(1):
-            spans.append((start, start + len(m.group(1))))
-        last = m.end()
-    out.append(text[last:])
-    return "".join(out).replace(PICTURE_START, "").replace(PICTURE_END, ""), spans
 
 
 def fractions(text: str) -> str:

@@ -3,8 +3,7 @@ two sub-captions under a figure's panels); a chart's ticks and a line across the
 
 from __future__ import annotations
 
-from ragkit.ingestion.pdf_picture import picture_lines
-from ragkit.ingestion.pdf_spans import picture_spans, picture_text
+from ragkit.ingestion.pdf_picture import picture_lines, picture_spans, picture_text
 
 SIZE = 7.9
 

@@ -1,0 +1,118 @@
+"""A table header's label set over several columns read as one cell, a level of its own.
+
+A financial statement heads its figures "Three Months Ended" over "June 30," over the years "2025 |
+2024": the label spans the two year columns. The layout engine cuts every header line at the column
+boundaries, so the label came out in pieces, each glued to a year ("Three 2025 | Months Ended June 30,
+2024"), and no row held it. A header line with words on both sides of a column boundary is such a label;
+the lines under it, inside its width and before a line of figures, are its rest. The label gets a row of
+its own (a cut under it) and is written once, in the first column it spans, the others left empty, as
+one writes a spanning cell in Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ragkit.ingestion.pdf_headers import HEADER_ROWS, Line
+
+_DIGIT = re.compile(r"\d")
+_ALNUM = re.compile(r"\w")
+#: the rest of a label stands this many font sizes under the line above it at most
+UNDER = 0.6
+
+
+class Label(NamedTuple):
+    """A spanning label: its box, its text (its lines joined) and the columns it spans (first, last)."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    text: str
+    first: int
+    last: int
+
+
+def _figures(text: str) -> bool:
+    return 2 * len(_DIGIT.findall(text)) >= max(len(_ALNUM.findall(text)), 1)
+
+
+def _spans(line: Line, words: list[tuple[float, float]], bounds: list[float]) -> bool:
+    """Whether ``line`` has whole words on both sides of one of the inner column ``bounds``."""
+    mine = [(a, b) for a, b in words if line.x0 - 0.5 <= a and b <= line.x1 + 0.5]
+    return any(any(b <= x for _, b in mine) and any(a >= x for a, _ in mine) for x in bounds)
+
+
+def spanning_labels(
+    bounds: list[float], cuts: list[float], lines: list[Line], words_of: dict[int, list[tuple[float, float]]]
+) -> list[Label]:
+    """The header's spanning labels. ``bounds``: the table's column edges, left to right (its sides
+    first and last); ``cuts``: the y of the cuts between its rows; ``lines``: its text lines, each with
+    its words' extents in ``words_of`` (by index). Only the header is looked at: the lines above the
+    first row of figures within :data:`HEADER_ROWS` rows."""
+    rows = [float("-inf"), *cuts, float("inf")]
+    first = None
+    for n in range(min(len(rows) - 1, HEADER_ROWS + 1)):
+        held = [ln for ln in lines if rows[n] <= (ln.y0 + ln.y1) / 2 < rows[n + 1]]
+        if n and any(_figures(ln.text) for ln in held):
+            first = rows[n]
+            break
+    if first is None:
+        return []
+    inner = bounds[1:-1]
+    order = sorted(range(len(lines)), key=lambda k: (lines[k].y0, lines[k].x0))
+    out: list[Label] = []
+    used: set[int] = set()
+    for k in order:
+        top = lines[k]
+        if k in used or top.y1 > first or _figures(top.text) or not _spans(top, words_of.get(k, []), inner):
+            continue
+        mine, last = [top], top
+        for j in order:
+            ln = lines[j]
+            reach = 0.5 * ln.size  # a right-aligned rest may stand out by a comma ("June 30,")
+            inside = top.x0 - reach <= ln.x0 and ln.x1 <= top.x1 + reach
+            under = 0 <= ln.y0 - last.y1 + 0.25 * ln.size <= UNDER * ln.size + 0.25 * ln.size
+            if j != k and j not in used and inside and under and ln.y1 <= first and not _figures(ln.text):
+                mine.append(ln)
+                used.add(j)
+                last = ln
+        used.add(k)
+        spanned = [c for c in range(len(bounds) - 1) if bounds[c] < top.x1 - 1 and bounds[c + 1] > top.x0 + 1]
+        text = " ".join(" ".join(ln.text.split()) for ln in mine)
+        out.append(Label(top.x0, top.y0, top.x1, last.y1, text, spanned[0], spanned[-1]))
+    return out
+
+
+def cut_under(cuts: list[float], labels: list[Label], lines: list[Line]) -> list[float]:
+    """``cuts`` with one under each label's last line where a line below it shares its row (the years under
+    "June 30,"), and none through a label's lines."""
+    out = list(cuts)
+    for lab in labels:
+        out = [c for c in out if not lab.y0 < c < lab.y1]
+        below = [ln.y0 for ln in lines if ln.y0 >= lab.y1 - 0.5 and ln.x1 > lab.x0 and ln.x0 < lab.x1]
+        if not below:
+            continue
+        y = (lab.y1 + min(below)) / 2
+        if not any(lab.y1 - 0.5 <= c <= min(below) + 0.5 for c in out):
+            out.append(y)
+    return sorted(out)
+
+
+def place_labels(extract: list[list[str]], row_of: list[float], labels: list[Label]) -> bool:
+    """Write each label once, in the first column it spans of the row holding it (``row_of``: the y of
+    each row's top and, last, the table's foot), its other columns empty. Returns whether any was placed."""
+    placed = False
+    for lab in labels:
+        middle = (lab.y0 + lab.y1) / 2
+        rows = [n for n in range(len(extract)) if row_of[n] <= middle < row_of[n + 1]]
+        if not rows or lab.last >= len(extract[rows[0]]):
+            continue
+        row = extract[rows[0]]
+        row[lab.first : lab.last + 1] = [lab.text] + [""] * (lab.last - lab.first)
+        placed = True
+    return placed
+
+
+__all__ = ["Label", "cut_under", "place_labels", "spanning_labels"]

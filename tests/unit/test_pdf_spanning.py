@@ -1,0 +1,96 @@
+"""A header label set over two columns (issue 39, Microsoft's income statement: "Three Months Ended" over
+"June 30," over "2025 | 2024"): the engine cut it at the column boundary and glued each piece to a year
+("Three 2025 | Months Ended June 30, 2024"); it is one cell, on a row of its own, written once."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.pdf_headers import Line
+from ragkit.ingestion.pdf_spanning import cut_under, place_labels, spanning_labels
+
+ROWS = [
+    ("Product", "$17,136", "$13,217", "$63,946", "$64,773"),
+    ("Service and other", "59,305", "51,510", "217,778", "180,349"),
+    ("Total revenue", "76,441", "64,727", "281,724", "245,122"),
+    ("Research and development", "8,829", "8,056", "32,488", "29,510"),
+    ("Operating income", "34,323", "27,925", "128,528", "109,433"),
+    ("Net income", "$27,233", "$22,036", "$101,832", "$88,136"),
+]
+RIGHTS = [372.0, 441.5, 511.0, 578.0]  # the figure columns' right edges
+
+
+def _statement() -> bytes:
+    """An income statement: two bold labels, each over "June 30," over two years, right-aligned over
+    the columns of its two years; a rule; six rows of figures."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 60), "INCOME STATEMENTS", fontsize=12, fontname="hebo")
+
+    def right(x: float, y: float, text: str, font: str = "helv") -> None:
+        width = pymupdf.get_text_length(text, fontname=font, fontsize=9)
+        page.insert_text((x - width, y), text, fontsize=9, fontname=font)
+
+    for k, label in enumerate(("Three Months Ended", "Twelve Months Ended")):
+        right(RIGHTS[2 * k + 1], 100, label, "hebo")
+        right(RIGHTS[2 * k + 1], 110, "June 30,", "hebo")
+        right(RIGHTS[2 * k], 120, "2025", "hebo")
+        right(RIGHTS[2 * k + 1], 120, "2024", "hebo")
+    page.draw_line((72, 123), (578, 123), width=0.8)
+    for n, row in enumerate(ROWS):
+        page.insert_text((72, 135 + 11 * n), row[0], fontsize=9)
+        for x, value in zip(RIGHTS, row[1:], strict=True):
+            right(x, 135 + 11 * n, value)
+    page.insert_text((72, 220), "The figures above are unaudited and in millions of US dollars.", fontsize=9)
+    return doc.tobytes()
+
+
+def test_a_label_over_two_columns_is_one_cell_on_its_own_row():
+    text = parse_bytes("statement.pdf", _statement()).text
+    rows = ["".join(line.split()) for line in text.splitlines()]
+    assert "||ThreeMonthsEndedJune30,||TwelveMonthsEndedJune30,||" in rows, text
+    assert "||2025|2024|2025|2024|" in rows, text
+    assert "|Netincome|$27,233|$22,036|$101,832|$88,136|" in rows, text
+
+
+def _line(x0: float, x1: float, top: float, text: str) -> Line:
+    return Line(x0, top, x1, top + 10.0, 9.0, text)
+
+
+#: the statement's header and first row, as the engine sees them: (line, its words' extents)
+HEADER = [
+    (_line(350.0, 439.0, 92.0, "Three Months Ended"), [(350.0, 372.0), (375.0, 409.0), (412.0, 439.0)]),
+    (_line(403.0, 441.5, 102.0, "June 30,"), [(403.0, 420.0), (423.0, 441.5)]),
+    (_line(349.4, 371.9, 112.0, "2025"), [(349.4, 371.9)]),
+    (_line(418.9, 441.5, 112.0, "2024"), [(418.9, 441.5)]),
+    (_line(72.0, 110.0, 125.0, "Product"), [(72.0, 110.0)]),
+    (_line(336.9, 371.9, 125.0, "$17,136"), [(336.9, 371.9)]),
+    (_line(406.4, 441.5, 125.0, "$13,217"), [(406.4, 441.5)]),
+]
+BOUNDS = [70.0, 330.0, 380.0, 442.0]  # the label column, the two year columns
+
+
+def test_the_label_its_rest_and_the_columns_it_spans():
+    lines = [ln for ln, _ in HEADER]
+    words = {k: w for k, (_, w) in enumerate(HEADER)}
+    (label,) = spanning_labels(BOUNDS, [123.0], lines, words)
+    assert label.text == "Three Months Ended June 30," and (label.first, label.last) == (1, 2)
+    cuts = cut_under([123.0], [label], lines)
+    assert len(cuts) == 2 and label.y1 <= cuts[0] <= 112.0  # the years get a row of their own
+    extract = [["", "Three 2025", "Months Ended June 30, 2024"], ["Product", "$17,136", "$13,217"]]
+    assert place_labels(extract, [90.0, 123.0, 140.0], [label])
+    assert extract[0] == ["", "Three Months Ended June 30,", ""]
+
+
+def test_a_cell_wrapped_inside_its_column_or_a_header_without_figures_is_no_label():
+    wrapped = [
+        (_line(335.0, 372.0, 92.0, "Total net"), [(335.0, 356.0), (359.0, 372.0)]),
+        (_line(345.0, 372.0, 102.0, "sales"), [(345.0, 372.0)]),
+        (_line(349.4, 371.9, 125.0, "94,836"), [(349.4, 371.9)]),
+    ]
+    lines = [ln for ln, _ in wrapped]
+    assert spanning_labels(BOUNDS, [115.0], lines, {k: w for k, (_, w) in enumerate(wrapped)}) == []
+    words_only = [(ln, w) for ln, w in HEADER if not any(c.isdigit() for c in ln.text)]
+    lines = [ln for ln, _ in words_only]
+    assert spanning_labels(BOUNDS, [123.0], lines, {k: w for k, (_, w) in enumerate(words_only)}) == []
