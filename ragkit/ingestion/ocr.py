@@ -8,37 +8,26 @@ from the words (lines and paragraphs as Tesseract found them) and the report can
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import shutil
 import subprocess
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
 from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
-from ragkit.ingestion.ocr_boxes import INK, Box, box_rows, inside, ruled_boxes
+from ragkit.ingestion.ocr_boxes import INK, MOST_BOXES, Box, box_rows, inside, ruled_boxes
+from ragkit.ingestion.ocr_grid import grid_text, ruled_grids, unruled
 from ragkit.ingestion.ocr_render import grey, grey_png
-from ragkit.ingestion.pdf_columns import continues
+from ragkit.ingestion.ocr_tsv import OcrPage, parse_tsv, words_of
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
 INSTALL = "apt-get install -y tesseract-ocr tesseract-ocr-eng"
 DPI = 300
 TIMEOUT_S = 120.0
-
-
-@dataclass(frozen=True)
-class OcrPage:
-    """What OCR read on one page: the text, the mean word confidence (0–100) and the word count."""
-
-    text: str
-    confidence: float
-    words: int
 
 
 def tesseract_path() -> str | None:
@@ -175,8 +164,9 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
     pixels = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width)
     boxes = ruled_boxes(pixels)
     scale = page.rect.width / pix.width
-    words = _words(tsv)
-    kept = []
+    words = words_of(tsv)
+    kept = _grids(exe, page, pixels, scale, words, lang)
+    boxes = [b for b in boxes if not any(inside(g, (b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for g, _ in kept)]
     for box in boxes:
         # the frame's own ink is no text; a wide, low box (a table's row) is inset by its height, not its
         # width, or the tops of its letters go ("BING" for "Blind")
@@ -194,11 +184,42 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
         if more and alone.confidence >= BOX_CONFIDENCE:
             rows = box_rows(
                 [((int(r["block_num"]), int(r["par_num"]), int(r["line_num"])), int(r["left"]),
-                  int(r["left"]) + int(r["width"]), r["text"].strip()) for _, r in _words(box_tsv)]
+                  int(r["left"]) + int(r["width"]), r["text"].strip()) for _, r in words_of(box_tsv)]
             )  # fmt: skip
             table = table_to_markdown(rows) if rows else ""
             kept.append((box, replace(alone, text=table or re.sub(r"\n\s*\n", "\n", alone.text))))
     return parse_tsv(tsv, kept) if kept else None
+
+
+def _grids(
+    exe: str, page: Any, pixels: Any, scale: float, words: list, lang: str
+) -> list[tuple[Box, OcrPage]]:
+    """Each fully ruled table of the page read cell by cell (:mod:`ragkit.ingestion.ocr_grid`), read once
+    as one block, where that reads it at a text's confidence and as many words as the page's layout did."""
+    import numpy as np
+    import pymupdf
+
+    out = []
+    for grid in ruled_grids(pixels)[:MOST_BOXES]:
+        x0, y0, x1, y1 = grid.box
+        clip = pymupdf.Rect(x0 * scale, y0 * scale, x1 * scale, y1 * scale)
+        crop = grey(page, 72 / scale, None, clip=clip)
+        inner = unruled(np.frombuffer(crop.samples, np.uint8).reshape(crop.height, crop.width), grid)
+        png = pymupdf.Pixmap(pymupdf.csGRAY, crop.width, crop.height, inner.tobytes(), 0).tobytes("png")
+        box_tsv = _tsv(exe, png, lang, psm=6)
+        alone = parse_tsv(box_tsv)
+        read = sum(inside(grid.box, *centre) for centre, _ in words)
+        if alone.confidence < BOX_CONFIDENCE or alone.words < read:
+            continue
+        placed = [
+            (
+                (cx + x0, cy + y0, r["text"].strip()),
+                (int(r["block_num"]), int(r["par_num"]), int(r["line_num"])),
+            )
+            for (cx, cy), r in words_of(box_tsv)
+        ]
+        out.append((grid.box, replace(alone, text=grid_text(grid, placed))))
+    return out
 
 
 #: a box's inside is written on when this share of it is ink (a word of 8-pt type in a 1-inch box
@@ -220,85 +241,6 @@ def read_region(
     """OCR of one region of a PyMuPDF page (a picture on a page that has a text layer), rendered in grey at
     ``dpi`` or less within the pixel cap."""
     return _read(_tesseract_exe(), grey_png(page, dpi, limits, clip=clip), lang)
-
-
-def _words(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
-    """The words of Tesseract's TSV (one row per word, with block/paragraph/line numbers, a box and a
-    confidence), each with the centre of its box."""
-    out = []
-    for r in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE):
-        if r.get("level") == "5" and (r.get("text") or "").strip():
-            centre = (int(r["left"]) + int(r["width"]) / 2, int(r["top"]) + int(r["height"]) / 2)
-            out.append((centre, r))
-    return out
-
-
-def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
-    """Tesseract's TSV as text: words joined into lines, paragraphs separated by a blank line. Each of
-    ``boxes`` (a region and its own reading) replaces the words inside it, its text placed where the
-    first of them was read (where none was, before the first paragraph with a word below its top)."""
-    paragraphs: dict[tuple[int, int], dict[int, list[str]]] = {}
-    spans: dict[tuple[int, int], tuple[int, int, int, int]] = {}  # each paragraph's top, bottom, left, right
-    confs: list[float] = []
-    first: dict[int, tuple[int, int]] = {}
-    words = _words(tsv)
-    for (x, y), r in words:
-        key = (int(r["block_num"]), int(r["par_num"]))
-        hit = next((k for k, (box, _) in enumerate(boxes) if inside(box, x, y)), None)
-        if hit is not None:
-            first[hit] = min(first.get(hit, key), key)
-            continue
-        conf = float(r.get("conf") or -1)
-        if conf >= 0:
-            confs.append(conf)
-        paragraphs.setdefault(key, {}).setdefault(int(r["line_num"]), []).append(r["text"].strip())
-        top, bottom, left, right = spans.get(key, (1 << 30, -1, 1 << 30, -1))
-        x0, y0 = int(r["left"]), int(r["top"])
-        spans[key] = (
-            min(top, y0),
-            max(bottom, y0 + int(r["height"])),
-            min(left, x0),
-            max(right, x0 + int(r["width"])),
-        )
-    pieces = [
-        ((key, 1, 0), "\n".join(" ".join(ws) for _, ws in sorted(lines.items())), spans[key])
-        for key, lines in paragraphs.items()
-    ]
-    for k, (box, read) in enumerate(boxes):
-        # where the layout read none of it: before the first paragraph with a word below its top
-        below = [(int(r["block_num"]), int(r["par_num"])) for (_, y), r in words if y >= box[1]]
-        place = first.get(k) or min(below, default=(1 << 30, 0))
-        pieces.append(((place, 0, box[1]), read.text, None))
-    total = sum(confs) + sum(read.confidence * read.words for _, read in boxes)
-    count = len(confs) + sum(read.words for _, read in boxes)
-    ordered = _sentences_whole([(t, span) for _, t, span in sorted(pieces, key=lambda p: p[0]) if t])
-    return OcrPage("\n\n".join(ordered), round(total / count, 1) if count else 0.0, count)
-
-
-def _sentences_whole(pieces: list[tuple[str, tuple[int, int, int, int] | None]]) -> list[str]:
-    """The paragraphs' texts in Tesseract's order, except a paragraph it read between a sentence and the
-    sentence's end (a column's foot, then the next column's head) when it stands below where that
-    sentence ends: it goes before the first later paragraph that stands below it. A two-column brochure
-    read "… within a sequence," | "Additional Features" (the heading under both columns) | "simply use
-    LOCATE …". A sentence a column break cut (its end stands right of it and starts higher than its start
-    ends) is then one paragraph again.
-    ``pieces`` are (text, (top, bottom, left, right)), a ruled box's reading with no span."""
-    out = list(pieces)
-    k = 0
-    while k + 2 < len(out):
-        (before, _), (_, mid), (after, end_span) = out[k], out[k + 1], out[k + 2]
-        if mid is not None and end_span is not None and end_span[1] <= mid[0] and continues(before, after):
-            later = range(k + 3, len(out))
-            below = next((j for j in later if (s := out[j][1]) is not None and s[0] >= mid[1]), len(out))
-            out.insert(below - 1, out.pop(k + 1))
-        k += 1
-    texts = [t for t, _ in out]
-    for k in range(len(out) - 1, 0, -1):  # a sentence a column break cut is one paragraph again
-        (before, above), (after, span) = out[k - 1], out[k]
-        column = span is not None and above is not None and span[0] < above[1] and span[2] >= above[3]
-        if column and continues(before, after):  # the next column's head, right of it and higher
-            texts[k - 1 : k + 1] = [f"{texts[k - 1]} {texts[k]}"]
-    return texts
 
 
 def ocr_pages(
