@@ -127,6 +127,9 @@ def test_spacing_accents_of_tex_pdfs_are_joined_onto_their_letters():
     got = join_accents("Saier and F\u00a8arber, caf\u00b4e, na\u00a8\u0131ve")
     assert got == "Saier and Färber, café, naïve"
     assert join_accents("a lone \u00a8 mark") == "a lone \u00a8 mark"
+    # a ring raised as a degree sign (a datasheet's "20-45◦C", TeX's "25∘C"); no ring elsewhere
+    assert join_accents("20-45\u25e6C, +45 \u25e6C, 25\u2218C") == "20-45°C, +45 °C, 25°C"
+    assert join_accents("f \u2218 g, 5\u25e6Ca") == "f \u2218 g, 5\u25e6Ca"
     doc = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf", settings=ParseSettings("plain"))
     assert "Saier and Färber (2019)" in " ".join(p.text for p in doc.pages)
 
