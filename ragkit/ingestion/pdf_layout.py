@@ -110,6 +110,8 @@ def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], 
     between: list[tuple[int, int]] = []  # footnotes since the last text box
     last: tuple[int, str, str, tuple[float, ...]] | None = None  # the last text or caption box: where its
     # text ends, that text, its class and its bbox
+    texts: list[tuple[int, str, tuple[float, ...]]] = []  # every text box so far: its end, text and bbox
+    joined: set[int] = set()  # the ends of text boxes something was joined on to
     for (a, b, box), cls in footnotes_found(pg.text, pg.boxes, pg.classes):
         if a in skip:
             last = None
@@ -129,17 +131,45 @@ def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], 
             hyphen = re.search(r"[a-z]-$", last[1]) is not None  # "ta-" | "bles": one word again
             end = last[0] - 1 if hyphen else last[0]
             edits.append((end, a + lead, "" if hyphen else " "))  # the break and the notes in it go
+            joined.add(last[0])
         else:
             edits += [(x, y, "") for x, y in between]
+            if cls == "text" and (foot := _column_foot(pg.text[a:b], box, texts, joined)) is not None:
+                edits += [(foot, foot, " " + pg.text[a:b].strip()), (a, b, "")]  # past the figure between
+                joined.add(foot)
+                between, last = [], None
+                continue
         between = []
         seg = pg.text[a:b].rstrip()
         last = (a + len(seg), seg, cls, box) if cls in _FLOWING else None
+        if cls == "text":
+            texts.append((a + len(seg), seg, box))
     edits += [(x, y, "") for x, y in between]
     return edits, "\n\n".join(n for n in notes if n)
 
 
 #: the boxes whose text a column break can cut
 _FLOWING = ("text", "caption")
+
+
+def _column_foot(
+    text: str, box: tuple[float, ...], texts: list[tuple[int, str, tuple[float, ...]]], joined: set[int]
+) -> int | None:
+    """Where the sentence that ``text`` (a text box starting in lower case) goes on with ends: the last
+    text box of an earlier column, left of ``box`` and reaching lower than its top, whose sentence is
+    open — a column's foot cut it, and the next column opens with a figure before its rest (TableFormer's
+    "… by serializing" | Figure 1's tables and caption | "tables or rows into word sequences …")."""
+    if not text.lstrip()[:1].islower():
+        return None
+    for end, seg, prior in reversed(texts):
+        below = any(
+            o[1] >= prior[3] - 1 and o[0] < prior[2] and o[2] > prior[0]
+            for _, _, o in texts
+            if o is not prior
+        )
+        if prior[2] <= box[0] + 2 and prior[3] > box[1] and not below:
+            return end if end not in joined and continues(seg, text) else None
+    return None
 
 
 def _beside(box: tuple[float, ...], caption: tuple[float, ...]) -> bool:

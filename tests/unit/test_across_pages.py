@@ -268,3 +268,24 @@ def test_a_sentence_a_page_break_cut_reads_whole_past_the_figure_the_next_page_o
     assert across_pages(capital) == capital
     caption = ["Intro.\n\nFig. 7. Leaves inoculated with NAF8 (left to right)", f"{figure}\n\nand not by it."]
     assert across_pages(caption) == caption
+
+
+def test_a_sentence_a_column_foot_cuts_goes_on_past_the_figure_atop_the_next_column():
+    """TableFormer (practice6): the left column ends "… by serializing" over its footnotes; the right
+    column opens with Figure 1 (its tables and caption), then "tables or rows into word sequences …"."""
+    parts = [
+        ("text", (70, 400, 290, 690), "In a nutshell, prior work used the architecture by serializing \n\n"),
+        ("footnote", (70, 700, 290, 720), "> 1https://example.org/code \n\n"),
+        ("table", (310, 80, 530, 160), "|Title|Length|\n|---|---|\n|Screwed Up|5:02| \n\n"),
+        ("text", (310, 165, 530, 180), "Question: which song is the longest? \n\n"),
+        ("caption", (310, 190, 530, 220), "Figure 1: Examples showing the limitations of models. \n\n"),
+        ("text", (310, 230, 530, 500), "tables or rows into word sequences, as position ids. \n\n"),
+        ("text", (310, 510, 530, 690), "and so on: a later paragraph of the column stays. \n\n"),
+    ]
+    read = _read(_boxes_page(parts))
+    assert "by serializing tables or rows into word sequences, as position ids." in read, read
+    assert read.index("Figure 1:") > read.index("as position ids.") and read.count("tables or rows") == 1
+    assert "\n\nand so on: a later paragraph of the column stays." in read  # only the column's head moves
+    # a closed sentence at the column's foot, or a text box under it in its own column: nothing moves
+    closed = [(c, b, s.replace("by serializing", "by serializing.")) for c, b, s in parts]
+    assert _read(_boxes_page(closed)).index("Figure 1:") < _read(_boxes_page(closed)).index("tables or rows")
