@@ -331,7 +331,8 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
         if place_labels(details.extract, [*tops, tab_dict["group_bbox"][3]], labels):
             from pymupdf4llm.helpers import utils
 
-            escaped = [[(c or "").replace("|", "\\|") for c in row] for row in details.extract]
+            # a row the cut under a label left empty (the label's row held nothing else) is no row
+            escaped = [[(c or "").replace("|", "\\|") for c in row] for row in details.extract if any(row)]
             details.markdown = utils.table_to_markdown(escaped)
     return details
 
