@@ -20,6 +20,9 @@ _DIGIT = re.compile(r"\d")
 _ALNUM = re.compile(r"\w")
 #: the rest of a label stands this many font sizes under the line above it at most
 UNDER = 0.6
+#: a label's line has this many words at most ("Mitsubishi Electric Corp. stockholders’ equity"); a longer
+#: line a boundary cuts is a cell of prose the engine split, not a label
+LABEL_WORDS = 6
 
 
 class Label(NamedTuple):
@@ -66,7 +69,10 @@ def spanning_labels(
     used: set[int] = set()
     for k in order:
         top = lines[k]
-        if k in used or top.y1 > first or _figures(top.text) or not _spans(top, words_of.get(k, []), inner):
+        short = len(top.text.split()) <= LABEL_WORDS  # a label, not a cell of prose a boundary cuts
+        if k in used or top.y1 > first or _figures(top.text) or not short:
+            continue
+        if not _spans(top, words_of.get(k, []), inner):
             continue
         mine, last = [top], top
         for j in order:
@@ -74,7 +80,16 @@ def spanning_labels(
             reach = 0.5 * ln.size  # a right-aligned rest may stand out by a comma ("June 30,")
             inside = top.x0 - reach <= ln.x0 and ln.x1 <= top.x1 + reach
             under = 0 <= ln.y0 - last.y1 + 0.25 * ln.size <= UNDER * ln.size + 0.25 * ln.size
-            if j != k and j not in used and inside and under and ln.y1 <= first and not _figures(ln.text):
+            short = len(ln.text.split()) <= LABEL_WORDS
+            if (
+                j != k
+                and j not in used
+                and inside
+                and under
+                and short
+                and ln.y1 <= first
+                and not _figures(ln.text)
+            ):
                 mine.append(ln)
                 used.add(j)
                 last = ln
@@ -115,4 +130,4 @@ def place_labels(extract: list[list[str]], row_of: list[float], labels: list[Lab
     return placed
 
 
-__all__ = ["Label", "cut_under", "place_labels", "spanning_labels"]
+__all__ = ["LABEL_WORDS", "Label", "cut_under", "place_labels", "spanning_labels"]
