@@ -28,7 +28,7 @@ MOST_BOXES = 8
 Box = tuple[int, int, int, int]
 
 
-def _rules_across(dark: Any, least: int) -> list[tuple[int, int, int]]:
+def rules_across(dark: Any, least: int) -> list[tuple[int, int, int]]:
     """(row, x0, x1) of every run of ink at least ``least`` pixels long, one per rule (the rows of a
     thick rule merged, kept at its last row)."""
     import numpy as np
@@ -54,7 +54,7 @@ def _rules_across(dark: Any, least: int) -> list[tuple[int, int, int]]:
     return merged
 
 
-def _side(dark: Any, x: int, y0: int, y1: int, reach: int) -> bool:
+def ruled_side(dark: Any, x: int, y0: int, y1: int, reach: int) -> bool:
     """Whether a rule down runs from ``y0`` to ``y1`` near column ``x`` (within ``reach`` pixels)."""
     band = dark[y0:y1, max(0, x - reach) : x + reach + 1]
     return band.shape[0] > 0 and band.shape[1] > 0 and float(band.mean(axis=0).max()) >= SIDE_INK
@@ -67,7 +67,7 @@ def ruled_boxes(grey: Any) -> list[Box]:
     largest, none on a page of more than :data:`MOST_RULES` rules across."""
     dark = grey < INK
     h, w = dark.shape
-    across = _rules_across(dark, max(int(w * RULE_SHARE), 20))
+    across = rules_across(dark, max(int(w * RULE_SHARE), 20))
     if len(across) > MOST_RULES:  # ruled paper or a striped picture: no frame to read apart
         return []
     reach = max(w // 200, 3)
@@ -77,7 +77,7 @@ def ruled_boxes(grey: Any) -> list[Box]:
             if yb - ya < h * BOX_HEIGHT_SHARE or abs(a0 - b0) > 2 * reach or abs(a1 - b1) > 2 * reach:
                 continue
             x0, x1 = max(a0, b0), min(a1, b1)
-            if _side(dark, x0, ya, yb, reach) and _side(dark, x1, ya, yb, reach):
+            if ruled_side(dark, x0, ya, yb, reach) and ruled_side(dark, x1, ya, yb, reach):
                 if dark[ya + reach : yb - reach, x0 + reach : x1 - reach].mean() <= MOST_INK:
                     boxes.append((x0, ya, x1, yb))
                 break  # the nearest rule below that closes the box

@@ -13,7 +13,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any, NamedTuple
 
-from ragkit.ingestion.ocr_boxes import SIDE_INK, _rules_across, _side
+from ragkit.ingestion.ocr_boxes import RULE_SHARE, SIDE_INK, ruled_side, rules_across
 
 #: a rule's pixels are darker than this (0-255 grey): lighter than text's ink, as a table is often ruled
 #: in a colour or a thin grey line (a manual's blue rules read as grey 130-190)
@@ -53,7 +53,7 @@ def ruled_grids(grey: Any) -> list[Grid]:
     dark = grey < RULE_INK
     w = dark.shape[1]
     reach = max(w // 200, 3)
-    across = sorted(_rules_across(dark, max(int(w * 0.15), 20)))
+    across = sorted(rules_across(dark, max(int(w * RULE_SHARE), 20)))
     out: list[Grid] = []
     used: set[int] = set()
     for i, (ya, a0, a1) in enumerate(across):
@@ -66,7 +66,7 @@ def ruled_grids(grey: Any) -> list[Grid]:
             if not same or yb - last[0] <= 2 * reach:
                 continue
             x0, x1 = max(a0, b0), min(a1, b1)
-            if not (_side(dark, x0, last[0], yb, reach) and _side(dark, x1, last[0], yb, reach)):
+            if not (ruled_side(dark, x0, last[0], yb, reach) and ruled_side(dark, x1, last[0], yb, reach)):
                 break
             rules.append(yb)
             used.add(j)

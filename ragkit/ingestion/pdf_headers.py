@@ -39,9 +39,14 @@ class Line(NamedTuple):
     text: str
 
 
+def figures(text: str) -> bool:
+    """Whether a line is a figure: at least half of its letters and digits are digits."""
+    return 2 * len(_DIGIT.findall(text)) >= max(len(_ALNUM.findall(text)), 1)
+
+
 def _figures(lines: list[Line]) -> bool:
-    """Whether a row holds a figure: a line at least half of whose letters and digits are digits."""
-    return any(2 * len(_DIGIT.findall(ln.text)) >= max(len(_ALNUM.findall(ln.text)), 1) for ln in lines)
+    """Whether a row holds a figure (:func:`figures`)."""
+    return any(figures(ln.text) for ln in lines)
 
 
 def _next_line(upper: Line, lower: Line) -> bool:
@@ -83,4 +88,4 @@ def header_cuts(cuts: list[float], lines: list[Line]) -> list[float]:
     return cuts if len(out) == len(cuts) else out
 
 
-__all__ = ["HEADER_ROWS", "IN_STEP", "SPACING", "Line", "header_cuts"]
+__all__ = ["HEADER_ROWS", "IN_STEP", "SPACING", "Line", "figures", "header_cuts"]

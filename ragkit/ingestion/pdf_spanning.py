@@ -11,13 +11,10 @@ one writes a spanning cell in Markdown.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
-from ragkit.ingestion.pdf_headers import HEADER_ROWS, Line
+from ragkit.ingestion.pdf_headers import HEADER_ROWS, Line, figures
 
-_DIGIT = re.compile(r"\d")
-_ALNUM = re.compile(r"\w")
 #: the rest of a label stands this many font sizes under the line above it at most
 UNDER = 0.6
 #: a label's line has this many words at most ("Mitsubishi Electric Corp. stockholders’ equity"); a longer
@@ -37,10 +34,6 @@ class Label(NamedTuple):
     last: int
 
 
-def _figures(text: str) -> bool:
-    return 2 * len(_DIGIT.findall(text)) >= max(len(_ALNUM.findall(text)), 1)
-
-
 def _spans(line: Line, words: list[tuple[float, float]], bounds: list[float]) -> bool:
     """Whether ``line`` has whole words on both sides of one of the inner column ``bounds``."""
     mine = [(a, b) for a, b in words if line.x0 - 0.5 <= a and b <= line.x1 + 0.5]
@@ -58,7 +51,7 @@ def spanning_labels(
     first = None
     for n in range(min(len(rows) - 1, HEADER_ROWS + 1)):
         held = [ln for ln in lines if rows[n] <= (ln.y0 + ln.y1) / 2 < rows[n + 1]]
-        if n and any(_figures(ln.text) for ln in held):
+        if n and any(figures(ln.text) for ln in held):
             first = rows[n]
             break
     if first is None:
@@ -70,7 +63,7 @@ def spanning_labels(
     for k in order:
         top = lines[k]
         short = len(top.text.split()) <= LABEL_WORDS  # a label, not a cell of prose a boundary cuts
-        if k in used or top.y1 > first or _figures(top.text) or not short:
+        if k in used or top.y1 > first or figures(top.text) or not short:
             continue
         if not _spans(top, words_of.get(k, []), inner):
             continue
@@ -79,7 +72,7 @@ def spanning_labels(
             ln = lines[j]
             reach = 0.5 * ln.size  # a right-aligned rest may stand out by a comma ("June 30,")
             inside = top.x0 - reach <= ln.x0 and ln.x1 <= top.x1 + reach
-            under = 0 <= ln.y0 - last.y1 + 0.25 * ln.size <= UNDER * ln.size + 0.25 * ln.size
+            under = -0.25 * ln.size <= ln.y0 - last.y1 <= UNDER * ln.size  # the next line down
             short = len(ln.text.split()) <= LABEL_WORDS
             if (
                 j != k
@@ -88,7 +81,7 @@ def spanning_labels(
                 and under
                 and short
                 and ln.y1 <= first
-                and not _figures(ln.text)
+                and not figures(ln.text)
             ):
                 mine.append(ln)
                 used.add(j)
