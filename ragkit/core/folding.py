@@ -22,10 +22,11 @@ _TABLE = str.maketrans(
     {**{c: "-" for c in _DASHES}, **{c: "'" for c in _SINGLE}, **{c: '"' for c in _DOUBLE}, "\u2044": "/"}
 )
 #: Markdown a rendered page does not show: emphasis and code marks, a link's target, a heading's hashes,
-#: a list or quote marker at a line start, a table's pipes
+#: a list or quote marker at a line start (a task list's box with it: "- [x] ", drawn as a box), a
+#: table's pipes
 _MARKUP = re.compile(
-    r"\]\([^)\s]*\)|!?\[(?=[^\]\n]*\]\()|\*\*?|__|(?<!\w)_(?=\S)|(?<=\S)_(?!\w)|`+|^[ \t]*#{1,6}[ \t]"
-    r"|^[ \t]*(?:[-+>]|\d+\.)[ \t]|\|",
+    r"^[ \t]*[-+*][ \t]+\[[ xX]\][ \t]|\]\([^)\s]*\)|!?\[(?=[^\]\n]*\]\()|\*\*?|__|(?<!\w)_(?=\S)"
+    r"|(?<=\S)_(?!\w)|`+|^[ \t]*#{1,6}[ \t]|^[ \t]*(?:[-+>]|\d+\.)[ \t]|\|",
     re.M,
 )
 

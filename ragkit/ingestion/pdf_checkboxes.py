@@ -5,8 +5,8 @@ need of" over "protection or services)", beside "☐ Supervised visitation") for
 lines, or for a paragraph of them run together: an item that wraps is cut in two, and its second line is
 glued to the next column's item. On a form each item starts at its drawn box; the lines after it, at the
 same left edge and up to the next box, are its rest. Where the engine's boxes over a grid of check boxes
-hold nothing but those items, they are read as one list item per box, column by column (each column is a
-list the form gives).
+hold nothing but those items, they are read as one task-list item per box ("- [x] …" where the box is
+ticked, "- [ ] …" where it is empty), column by column (each column is a list the form gives).
 """
 
 from __future__ import annotations
@@ -38,6 +38,26 @@ def check_boxes(page: Any) -> list[Box]:
     return sorted(out, key=lambda b: (b[1], b[0]))
 
 
+#: a character set in a box that ticks it
+_TICKS = frozenset("xX\u2713\u2714\u2717\u2718\u25a0\u25cf")
+
+
+def ticked(page: Any, boxes: list[Box]) -> set[Box]:
+    """The ``boxes`` with a mark inside: drawn strokes (an X, a check mark) or a tick character."""
+    out: set[Box] = set()
+    for drawing in page.get_drawings():
+        r = drawing["rect"]
+        if not any(item[0] in ("l", "c") for item in drawing["items"]):
+            continue
+        for box in boxes:
+            if box[0] - 1 <= r.x0 and r.x1 <= box[2] + 1 and box[1] - 1 <= r.y0 and r.y1 <= box[3] + 1:
+                out.add(box)
+    for x0, y0, x1, y1, word, *_ in page.get_text("words"):
+        if word in _TICKS:
+            out |= {b for b in boxes if b[0] <= (x0 + x1) / 2 <= b[2] and b[1] <= (y0 + y1) / 2 <= b[3]}
+    return out
+
+
 def grids(boxes: list[Box]) -> list[list[Box]]:
     """``boxes`` (top to bottom) in groups that follow each other down the page, of :data:`LEAST` or more."""
     groups: list[list[Box]] = []
@@ -49,21 +69,32 @@ def grids(boxes: list[Box]) -> list[list[Box]]:
     return [g for g in groups if len(g) >= LEAST]
 
 
-def page_lines(page: Any) -> list[Line]:
-    """The page's level lines of text, top to bottom."""
+def page_lines(page: Any, boxes: list[Box]) -> list[Line]:
+    """The page's level lines of text, top to bottom, without the characters set inside ``boxes`` (a
+    box's tick is its mark, no text of the line it stands in: "X Referral to services")."""
     out = []
-    for block in page.get_text("dict")["blocks"]:
+    for block in page.get_text("rawdict")["blocks"]:
         for line in block.get("lines", []):
-            text = " ".join("".join(s["text"] for s in line["spans"]).split())
-            if text and abs(line["dir"][1]) <= 0.01:
-                out.append((tuple(line["bbox"]), text))
+            if abs(line["dir"][1]) > 0.01:
+                continue
+            chars = [
+                c
+                for s in line["spans"]
+                for c in s["chars"]
+                if not any(_middle_in(c["bbox"], b) for b in boxes)
+            ]
+            text = " ".join("".join(c["c"] for c in chars).split())
+            if text:
+                first = next(c for c in chars if not c["c"].isspace())
+                out.append(((first["bbox"][0], *line["bbox"][1:]), text))
     return sorted(out, key=lambda x: (x[0][1], x[0][0]))  # type: ignore[return-value]
 
 
 def grid_items(grid: list[Box], lines: list[Line]) -> dict[int, list[int]] | None:
     """For each box of ``grid``, the indices in ``lines`` of its item: the line right of it, then the lines
     under that one at its left edge, each close under the last, up to a line another box begins; None
-    when a box has no line right of it (a label left of its box: "Yes ☐")."""
+    when a box has no line right of it (a label left of its box: "Yes ☐"). Keyed by the item's first
+    line."""
     firsts: dict[int, int] = {}
     for box in grid:
         mid = (box[1] + box[3]) / 2
@@ -88,8 +119,17 @@ def grid_items(grid: list[Box], lines: list[Line]) -> dict[int, list[int]] | Non
     return items
 
 
-def as_list(items: dict[int, list[int]], lines: list[Line]) -> str:
-    """The items as Markdown list items, column by column, each column top to bottom."""
+def _box_of(line: Line, grid: list[Box]) -> Box | None:
+    """The box an item's first line stands right of."""
+    (x0, y0, _, y1), _ = line
+    return next(
+        (b for b in grid if b[2] - 1 <= x0 <= b[2] + GAP and y0 - 2 <= (b[1] + b[3]) / 2 <= y1 + 2), None
+    )
+
+
+def as_list(items: dict[int, list[int]], lines: list[Line], ticks: set[int] = frozenset()) -> str:
+    """The items as Markdown task-list items ("- [x] …" for those in ``ticks``, by first line, "- [ ] …"
+    for the others), column by column, each column top to bottom."""
     columns: list[list[int]] = []
     for m in sorted(items, key=lambda m: (lines[m][0][0], lines[m][0][1])):
         if columns and abs(lines[columns[-1][0]][0][0] - lines[m][0][0]) <= 3:
@@ -103,7 +143,7 @@ def as_list(items: dict[int, list[int]], lines: list[Line]) -> str:
             for n in items[m]:
                 part = lines[n][1]
                 text = f"{text}{part}" if text.endswith("-") else f"{text} {part}"  # "well-" | "known"
-            out.append(f"- {text.strip()}")
+            out.append(f"- [{'x' if m in ticks else ' '}] {text.strip()}")
     return "\n".join(out)
 
 
@@ -119,7 +159,7 @@ def grid_edits(page: Any, regions: list[Box]) -> list[tuple[int, str]]:
     boxes = check_boxes(page)
     if len(boxes) < LEAST:
         return []
-    lines = page_lines(page)
+    lines = page_lines(page, boxes)
     out: list[tuple[int, str]] = []
     for grid in grids(boxes):
         items = grid_items(grid, lines)
@@ -130,5 +170,7 @@ def grid_edits(page: Any, regions: list[Box]) -> list[tuple[int, str]]:
         held = {n for k in over for n, (box, _) in enumerate(lines) if _middle_in(box, regions[k])}
         if not over or held != mine:
             continue  # an item the engine read elsewhere, or a line in its boxes that is no item
-        out += [(over[0], as_list(items, lines)), *((k, "") for k in over[1:])]
+        marked = ticked(page, grid)
+        ticks = {m for m in items if _box_of(lines[m], grid) in marked}
+        out += [(over[0], as_list(items, lines, ticks)), *((k, "") for k in over[1:])]
     return out

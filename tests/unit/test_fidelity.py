@@ -251,3 +251,11 @@ def test_a_column_boundary_that_cuts_a_word_moves_to_its_edge_or_goes():
     assert uncut_columns([25.0], 0.0, words) == [30.5]
     rows = [(10.0, 30.0), (5.0, 12.0), (28.0, 40.0)]  # both edges of the cut word cut another row's word
     assert uncut_columns([20.0], 0.0, rows) == []
+
+
+def test_a_task_lists_box_is_markup_a_quote_leaves_out():
+    """A form's check-box item reads "- [x] Screening of Access report": the page draws a box, which no
+    quote types; brackets elsewhere ("see [1] here") still count."""
+    assert find_folded("Screening of Access report", "- [x] Screening of Access report") is not None
+    assert fold("- [ ] Other (describe):") == fold("Other (describe):")
+    assert fold("see [1] here") != fold("see here")

@@ -19,9 +19,14 @@ RIGHT = ["Attempted or successful reunification", "Referral to services", "Trans
          WRAPPED_RIGHT, "Other (describe):"]  # fmt: skip
 
 
+#: the items whose box is ticked: one with an X of two strokes, one with a check-mark character
+TICKED = ("Protective plan implemented", "Referral to services")
+
+
 def _form(stray: str | None = None) -> pymupdf.Document:
     """A form page: a prompt, two columns of drawn check boxes each with its item (two wrap onto a second
-    line), a sentence under them; ``stray``: a line of text inside the grid that is no item."""
+    line; the :data:`TICKED` ones ticked), a sentence under them; ``stray``: a line of text inside the grid
+    that is no item."""
     doc = pymupdf.open()
     page = doc.new_page(width=612, height=792)
     page.insert_text(
@@ -33,6 +38,11 @@ def _form(stray: str | None = None) -> pymupdf.Document:
         for item in items:
             lines = item if isinstance(item, tuple) else (item,)
             page.draw_rect(pymupdf.Rect(x, y - 8, x + 9, y + 1), width=0.6)
+            if item == TICKED[0]:
+                page.draw_line((x + 1, y - 7), (x + 8, y), width=0.6)
+                page.draw_line((x + 1, y), (x + 8, y - 7), width=0.6)
+            elif item == TICKED[1]:
+                page.insert_text((x + 2, y - 0.5), "X", fontsize=8)
             for k, line in enumerate(lines):
                 page.insert_text((x + 14, y + 11.5 * k), line, fontsize=9)
             y += 11.5 * len(lines)
@@ -52,7 +62,8 @@ def test_each_check_box_item_is_read_whole_as_a_list_item():
     text = parse_bytes("form.pdf", _form().tobytes()).text
     lines = [line.strip() for line in text.splitlines()]
     for item in (*LEFT, *RIGHT):
-        assert f"- {_joined(item)}" in lines, text
+        box = "x" if item in TICKED else " "
+        assert f"- [{box}] {_joined(item)}" in lines, text
     assert "|" not in text
     assert "The agency completed its review of the case within ninety days." in text
 
@@ -61,7 +72,7 @@ def test_engine_boxes_holding_a_line_that_is_no_item_are_left_as_they_are():
     page = _form()[0]
     grid = (50.0, 108.0, 580.0, 225.0)
     ((k, items),) = grid_edits(page, [grid])
-    assert k == 0 and f"- {_joined(WRAPPED_RIGHT)}" in items.splitlines()
+    assert k == 0 and f"- [ ] {_joined(WRAPPED_RIGHT)}" in items.splitlines()
     halves = [(50.0, 108.0, 320.0, 225.0), (320.0, 108.0, 580.0, 225.0)]  # the engine cut the grid in two
     assert [k for k, _ in grid_edits(page, halves)] == [0, 1] and grid_edits(page, halves)[1][1] == ""
     page = _form(stray="Notes on the review")[0]
