@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ragkit.ingestion.ocr_boxes import inside
+
 Box = tuple[float, float, float, float]
 Line = tuple[Box, str]
 
@@ -25,16 +27,17 @@ LEAST = 3
 STEP = 4.0
 
 
-def check_boxes(page: Any) -> list[Box]:
-    """The page's drawn check boxes: small squares (stroked or filled), each once, top to bottom."""
+def check_boxes(drawings: list[dict[str, Any]]) -> list[Box]:
+    """The drawn check boxes among a page's ``drawings`` (PyMuPDF's ``get_cdrawings``): small squares
+    (stroked or filled), each once, top to bottom."""
     out: list[Box] = []
-    for drawing in page.get_drawings():
-        r = drawing["rect"]
-        square = SIDE[0] <= r.width <= SIDE[1] and abs(r.width - r.height) <= 1.5
+    for drawing in drawings:
+        x0, y0, x1, y1 = drawing["rect"]
+        square = SIDE[0] <= x1 - x0 <= SIDE[1] and abs((x1 - x0) - (y1 - y0)) <= 1.5
         if not square or not any(item[0] in ("re", "qu") for item in drawing["items"]):
             continue
-        if not any(abs(r.x0 - o[0]) < 1 and abs(r.y0 - o[1]) < 1 for o in out):
-            out.append((r.x0, r.y0, r.x1, r.y1))
+        if not any(abs(x0 - o[0]) < 1 and abs(y0 - o[1]) < 1 for o in out):
+            out.append((x0, y0, x1, y1))
     return sorted(out, key=lambda b: (b[1], b[0]))
 
 
@@ -42,19 +45,20 @@ def check_boxes(page: Any) -> list[Box]:
 _TICKS = frozenset("xX\u2713\u2714\u2717\u2718\u25a0\u25cf")
 
 
-def ticked(page: Any, boxes: list[Box]) -> set[Box]:
-    """The ``boxes`` with a mark inside: drawn strokes (an X, a check mark) or a tick character."""
+def ticked(drawings: list[dict[str, Any]], words: list[tuple[Any, ...]], boxes: list[Box]) -> set[Box]:
+    """The ``boxes`` with a mark inside: drawn strokes (an X, a check mark) among ``drawings``, or a tick
+    character among ``words`` (PyMuPDF's ``get_text("words")``)."""
     out: set[Box] = set()
-    for drawing in page.get_drawings():
-        r = drawing["rect"]
+    for drawing in drawings:
+        x0, y0, x1, y1 = drawing["rect"]
         if not any(item[0] in ("l", "c") for item in drawing["items"]):
             continue
         for box in boxes:
-            if box[0] - 1 <= r.x0 and r.x1 <= box[2] + 1 and box[1] - 1 <= r.y0 and r.y1 <= box[3] + 1:
+            if box[0] - 1 <= x0 and x1 <= box[2] + 1 and box[1] - 1 <= y0 and y1 <= box[3] + 1:
                 out.add(box)
-    for x0, y0, x1, y1, word, *_ in page.get_text("words"):
+    for x0, y0, x1, y1, word, *_ in words:
         if word in _TICKS:
-            out |= {b for b in boxes if b[0] <= (x0 + x1) / 2 <= b[2] and b[1] <= (y0 + y1) / 2 <= b[3]}
+            out |= {b for b in boxes if _middle_in((x0, y0, x1, y1), b)}
     return out
 
 
@@ -90,12 +94,12 @@ def page_lines(page: Any, boxes: list[Box]) -> list[Line]:
     return sorted(out, key=lambda x: (x[0][1], x[0][0]))  # type: ignore[return-value]
 
 
-def grid_items(grid: list[Box], lines: list[Line]) -> dict[int, list[int]] | None:
+def grid_items(grid: list[Box], lines: list[Line]) -> tuple[dict[int, list[int]], dict[int, Box]] | None:
     """For each box of ``grid``, the indices in ``lines`` of its item: the line right of it, then the lines
     under that one at its left edge, each close under the last, up to a line another box begins; None
-    when a box has no line right of it (a label left of its box: "Yes ☐"). Keyed by the item's first
-    line."""
-    firsts: dict[int, int] = {}
+    when a box has no line right of it (a label left of its box: "Yes ☐"). Both keyed by the item's
+    first line: its lines, and its box."""
+    firsts: dict[int, Box] = {}
     for box in grid:
         mid = (box[1] + box[3]) / 2
         at = [
@@ -104,7 +108,7 @@ def grid_items(grid: list[Box], lines: list[Line]) -> dict[int, list[int]] | Non
         ]  # fmt: skip
         if not at:
             return None
-        firsts[min(at, key=lambda n: lines[n][0][0])] = len(firsts)
+        firsts[min(at, key=lambda n: lines[n][0][0])] = box
     items = {n: [n] for n in firsts}
     bottom = max(b[3] for b in grid) + 4 * max(b[3] - b[1] for b in grid)
     for n, ((x0, y0, _, _), _) in enumerate(lines):
@@ -116,15 +120,7 @@ def grid_items(grid: list[Box], lines: list[Line]) -> dict[int, list[int]] | Non
             if abs(lines[m][0][0] - x0) <= 3 and -2 <= y0 - last[3] <= 0.8 * height:
                 mine.append(n)
                 break
-    return items
-
-
-def _box_of(line: Line, grid: list[Box]) -> Box | None:
-    """The box an item's first line stands right of."""
-    (x0, y0, _, y1), _ = line
-    return next(
-        (b for b in grid if b[2] - 1 <= x0 <= b[2] + GAP and y0 - 2 <= (b[1] + b[3]) / 2 <= y1 + 2), None
-    )
+    return items, firsts
 
 
 def as_list(items: dict[int, list[int]], lines: list[Line], ticks: set[int] = frozenset()) -> str:
@@ -148,29 +144,31 @@ def as_list(items: dict[int, list[int]], lines: list[Line], ticks: set[int] = fr
 
 
 def _middle_in(box: Box, region: Box) -> bool:
-    x, y = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    return region[0] <= x <= region[2] and region[1] <= y <= region[3]
+    return inside(region, (box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
 
 
 def grid_edits(page: Any, regions: list[Box]) -> list[tuple[int, str]]:
     """For each grid of check boxes on ``page`` whose items the engine's ``regions`` (its boxes of text,
     lists and tables) hold and nothing else: (the first such region's index, the items as a list) and
     (index, "") for the others."""
-    boxes = check_boxes(page)
+    drawings = page.get_cdrawings()  # read once: the boxes and their ticks
+    boxes = check_boxes(drawings)
     if len(boxes) < LEAST:
         return []
     lines = page_lines(page, boxes)
+    words = page.get_text("words")
     out: list[tuple[int, str]] = []
     for grid in grids(boxes):
-        items = grid_items(grid, lines)
-        if items is None:
+        found = grid_items(grid, lines)
+        if found is None:
             continue
+        items, box_of = found
         mine = {n for lines_of in items.values() for n in lines_of}
         over = [k for k, r in enumerate(regions) if any(_middle_in(lines[n][0], r) for n in mine)]
         held = {n for k in over for n, (box, _) in enumerate(lines) if _middle_in(box, regions[k])}
         if not over or held != mine:
             continue  # an item the engine read elsewhere, or a line in its boxes that is no item
-        marked = ticked(page, grid)
-        ticks = {m for m in items if _box_of(lines[m], grid) in marked}
+        marked = ticked(drawings, words, grid)
+        ticks = {m for m in items if box_of[m] in marked}
         out += [(over[0], as_list(items, lines, ticks)), *((k, "") for k in over[1:])]
     return out
