@@ -11,6 +11,7 @@ one writes a spanning cell in Markdown.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from ragkit.ingestion.pdf_headers import HEADER_ROWS, Line, figures
@@ -41,12 +42,15 @@ def _spans(line: Line, words: list[tuple[float, float]], bounds: list[float]) ->
 
 
 def spanning_labels(
-    bounds: list[float], cuts: list[float], lines: list[Line], words_of: dict[int, list[tuple[float, float]]]
+    bounds: list[float],
+    cuts: list[float],
+    lines: list[Line],
+    words_of: Callable[[int], list[tuple[float, float]]],
 ) -> list[Label]:
     """The header's spanning labels. ``bounds``: the table's column edges, left to right (its sides
-    first and last); ``cuts``: the y of the cuts between its rows; ``lines``: its text lines, each with
-    its words' extents in ``words_of`` (by index). Only the header is looked at: the lines above the
-    first row of figures within :data:`HEADER_ROWS` rows."""
+    first and last); ``cuts``: the y of the cuts between its rows; ``lines``: its text lines;
+    ``words_of(k)``: the extents of line ``k``'s words, asked only of a short header line. Only the
+    header is looked at: the lines above the first row of figures within :data:`HEADER_ROWS` rows."""
     rows = [float("-inf"), *cuts, float("inf")]
     first = None
     for n in range(min(len(rows) - 1, HEADER_ROWS + 1)):
@@ -65,7 +69,7 @@ def spanning_labels(
         short = len(top.text.split()) <= LABEL_WORDS  # a label, not a cell of prose a boundary cuts
         if k in used or top.y1 > first or figures(top.text) or not short:
             continue
-        if not _spans(top, words_of.get(k, []), inner):
+        if not _spans(top, words_of(k), inner):
             continue
         mine, last = [top], top
         for j in order:

@@ -317,8 +317,8 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
         lines = [line for line, _ in held]
         cuts = [y0 + h for h in grid.h_lines]
         rows = header_cuts(cuts, lines)
-        words_of = {k: _words(ln) for k, (_, ln) in enumerate(held)}
-        labels = spanning_labels([x0, *(x0 + v for v in fixed), x1], rows, lines, words_of)
+        bounds = [x0, *(x0 + v for v in fixed), x1]
+        labels = spanning_labels(bounds, rows, lines, lambda k: _words(held[k][1]))
         rows = cut_under(rows, labels, lines) if labels else rows
         if fixed != list(grid.v_lines) or rows != cuts:
             grid = copy.copy(grid)

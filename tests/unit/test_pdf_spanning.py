@@ -74,7 +74,7 @@ BOUNDS = [70.0, 330.0, 380.0, 442.0]  # the label column, the two year columns
 def test_the_label_its_rest_and_the_columns_it_spans():
     lines = [ln for ln, _ in HEADER]
     words = {k: w for k, (_, w) in enumerate(HEADER)}
-    (label,) = spanning_labels(BOUNDS, [123.0], lines, words)
+    (label,) = spanning_labels(BOUNDS, [123.0], lines, words.__getitem__)
     assert label.text == "Three Months Ended June 30," and (label.first, label.last) == (1, 2)
     cuts = cut_under([123.0], [label], lines)
     assert len(cuts) == 2 and label.y1 <= cuts[0] <= 112.0  # the years get a row of their own
@@ -90,7 +90,9 @@ def test_a_cell_wrapped_inside_its_column_or_a_header_without_figures_is_no_labe
         (_line(349.4, 371.9, 125.0, "94,836"), [(349.4, 371.9)]),
     ]
     lines = [ln for ln, _ in wrapped]
-    assert spanning_labels(BOUNDS, [115.0], lines, {k: w for k, (_, w) in enumerate(wrapped)}) == []
+    assert spanning_labels(BOUNDS, [115.0], lines, dict(enumerate(w for _, w in wrapped)).__getitem__) == []
     words_only = [(ln, w) for ln, w in HEADER if not any(c.isdigit() for c in ln.text)]
     lines = [ln for ln, _ in words_only]
-    assert spanning_labels(BOUNDS, [123.0], lines, {k: w for k, (_, w) in enumerate(words_only)}) == []
+    assert (
+        spanning_labels(BOUNDS, [123.0], lines, dict(enumerate(w for _, w in words_only)).__getitem__) == []
+    )
