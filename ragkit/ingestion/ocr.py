@@ -192,7 +192,12 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
 
 
 def _grids(
-    exe: str, page: Any, pixels: Any, scale: float, words: list, lang: str
+    exe: str,
+    page: Any,
+    pixels: Any,
+    scale: float,
+    words: list[tuple[tuple[float, float], dict[str, str]]],
+    lang: str,
 ) -> list[tuple[Box, OcrPage]]:
     """Each fully ruled table of the page read cell by cell (:mod:`ragkit.ingestion.ocr_grid`), read once
     as one block, where that reads it at a text's confidence and as many words as the page's layout did."""
