@@ -95,6 +95,14 @@ def inside(box: tuple[float, float, float, float], x: float, y: float) -> bool:
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
+def share_inside(box: tuple[float, ...], region: tuple[float, ...]) -> float:
+    """The share of ``box``'s area that lies inside ``region`` (both ``x0, y0, x1, y1``)."""
+    w = min(box[2], region[2]) - max(box[0], region[0])
+    h = min(box[3], region[3]) - max(box[1], region[1])
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
+
+
 #: a gutter between columns: x positions that at most this share of a box's lines cover with a word
 GUTTER_LINES = 0.1
 #: and at least this many characters wide (a word space is about one)

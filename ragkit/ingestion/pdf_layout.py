@@ -17,12 +17,12 @@ from ragkit.ingestion import pdf_spans
 from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
-from ragkit.ingestion.ocr_boxes import inside
+from ragkit.ingestion.ocr_boxes import inside, share_inside
 from ragkit.ingestion.pdf_checkboxes import grid_edits
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_footnotes import NOTE_MARK, footnotes_found
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
-from ragkit.ingestion.pdf_turned import upright
+from ragkit.ingestion.pdf_turned import turned_part_edits, upright
 from ragkit.ingestion.tables import count_markdown_tables
 from ragkit.ingestion.wrapped_rows import join_wrapped_markdown
 
@@ -177,14 +177,6 @@ def _beside(box: tuple[float, ...], caption: tuple[float, ...]) -> bool:
     return abs(box[1] - caption[1]) <= 2.0 and box[0] >= caption[2] - 2.0
 
 
-def _inside(box: tuple[float, ...], region: tuple[float, ...]) -> float:
-    """The share of ``box``'s area that lies inside ``region`` (both ``x0, y0, x1, y1``)."""
-    w = min(box[2], region[2]) - max(box[0], region[0])
-    h = min(box[3], region[3]) - max(box[1], region[1])
-    area = (box[2] - box[0]) * (box[3] - box[1])
-    return w * h / area if w > 0 and h > 0 and area > 0 else 0.0
-
-
 def ruled_tables(
     pg: LayoutPage, found: list[Block], page: Any = None
 ) -> tuple[list[tuple[int, int, str]], set[int]]:
@@ -199,7 +191,9 @@ def ruled_tables(
     tables = _squash("".join(x.text for x in found))  # what the page's tables read
     for t in found:
         region = t.ruled or (t.x0, t.y0, t.x1, t.y1)  # its ruled part: the engine's reading beside it stays
-        covered = [(a, b, bbox) for a, b, bbox in pg.boxes if a not in used and _inside(bbox, region) > 0.5]
+        covered = [
+            (a, b, bbox) for a, b, bbox in pg.boxes if a not in used and share_inside(bbox, region) > 0.5
+        ]
         starts = {a for a, _, _ in covered}
         others = [(a, b, bbox) for a, b, bbox in pg.boxes if a not in used and a not in starts]
         whole = (t.x0, t.y0, t.x1, t.y1)  # the table's text holds the columns beside its ruled part too
@@ -334,19 +328,23 @@ def drop_running_margins(
     return out
 
 
-def listed(pg: LayoutPage, page: Any, edits: list[tuple[int, int, str]], replaced: set[int]) -> None:
+def read_apart(pg: LayoutPage, page: Any, edits: list[tuple[int, int, str]], replaced: set[int]) -> None:
     """Add to ``edits`` (and ``replaced``) each box of ``pg`` that is a grid of check-box items (the
     engine reads one as a table, or as a paragraph of its lines run together), read as list items
-    (:mod:`ragkit.ingestion.pdf_checkboxes`)."""
+    (:mod:`ragkit.ingestion.pdf_checkboxes`); and the reading of a table set sideways in one part of the
+    page, from an upright copy of that part (:mod:`ragkit.ingestion.pdf_turned`), for its boxes."""
     kinds = ("table", "text", "list-item")
     mine = [
         (a, b, box)
         for (a, b, box), c in zip(pg.boxes, pg.classes, strict=True)
         if c in kinds and a not in replaced
     ]
-    for k, items in grid_edits(page, [box for _, _, box in mine]):
-        a, b, _ = mine[k]
-        edits.append((a, b, f"{items}\n\n" if items else ""))
+    found = [
+        (*mine[k][:2], f"{items}\n\n" if items else "") for k, items in grid_edits(page, [x[2] for x in mine])
+    ]
+    rest = [(a, b, box) for a, b, box in pg.boxes if a not in replaced | {x[0] for x in found}]
+    for a, b, text in [*found, *turned_part_edits(rest, page, lambda p: layout_page(p).text)]:
+        edits.append((a, b, text))
         replaced.add(a)
 
 
@@ -374,7 +372,7 @@ def parse_layout_pages(
                 typed.append(numbered is None and typewritten(page))
                 found = plumber.tables(i, page) if numbered is None and not turned else []
                 edits.append(ruled_tables(laid[-1], found, page))
-                listed(laid[-1], page, *edits[-1])
+                read_apart(laid[-1], page, *edits[-1])
             budget.add_text(len(laid[-1].text))
             if progress:
                 progress(i + 1, doc.page_count)

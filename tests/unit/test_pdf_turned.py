@@ -9,7 +9,7 @@ import pytest
 
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.parsing import ParseSettings
-from ragkit.ingestion.pdf_turned import turn_of
+from ragkit.ingestion.pdf_turned import turn_of, turned_part
 
 ROWS = (
     ("State", "Surveyed", "Men", "Women"),
@@ -66,3 +66,48 @@ def test_a_turned_tables_rows_are_read_as_rows(parser, rotate):
         at = [line.find(c) for c in row]
         assert -1 not in at and at == sorted(at), (row, line)
     assert text.find(TITLE) < text.find("Kerala")
+
+
+PROSE = (
+    "The survey reached every district of the five states in the period. "
+    "Field teams visited households twice, once in the dry season and once after the rains. "
+) * 6
+
+
+def _turned_in_one_column(heads_only: bool = False) -> bytes:
+    """An upright page: running text in its right half, and in its left half the table turned up the
+    page (``heads_only``: an upright table whose column heads alone are turned)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_textbox(pymupdf.Rect(330, 72, 560, 720), PROSE, fontsize=10)
+    if heads_only:
+        for j, head in enumerate(ROWS[0]):
+            page.insert_text((60 + 60 * j, 160), head, fontsize=9, rotate=90)
+        for k, row in enumerate(ROWS[1:], start=1):
+            for j, cell in enumerate(row):
+                page.insert_text((50 + 60 * j, 160 + 16 * k), cell, fontsize=9)
+        return doc.tobytes()
+    page.insert_text((60, 700), TITLE, fontsize=10, rotate=90)
+    for k, row in enumerate(ROWS, start=1):
+        for j, cell in enumerate(row):
+            page.insert_text((70 + 20 * k, 700 - 130 * j), cell, fontsize=9, rotate=90)
+    return doc.tobytes()
+
+
+def test_a_table_turned_in_one_column_of_an_upright_page_is_read_upright():
+    """Before, the layout parser read such a table's columns as rows ("State Kerala Tamil Nadu …")."""
+    data = _turned_in_one_column()
+    assert turn_of(pymupdf.open(stream=data, filetype="pdf")[0]) is None  # the page is not turned whole
+    text = parse_bytes("part.pdf", data, settings=ParseSettings(pdf_parser="layout")).text
+    for row in ROWS:
+        line = next((x for x in text.splitlines() if row[0] in x), "")
+        at = [line.find(c) for c in row]
+        assert -1 not in at and at == sorted(at), (row, line)
+    assert TITLE in text
+    assert "Field teams visited households twice" in text  # the running text beside it stays
+
+
+def test_an_upright_tables_turned_heads_are_no_turned_part():
+    page = pymupdf.open(stream=_turned_in_one_column(heads_only=True), filetype="pdf")[0]
+    assert turned_part(page) is None
+    assert turned_part(pymupdf.open(stream=_turned_in_one_column(), filetype="pdf")[0]) is not None
