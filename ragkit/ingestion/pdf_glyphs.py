@@ -6,6 +6,11 @@ that font 20 pt below the line it is printed on, and pdfplumber then read the fi
 table's "E1" row into no cell at all (the row "S1 | E1 | QM | QM | QM" came out "S1 | E1"). The
 character's own text matrix says where its baseline is; a box that does not hold its baseline is set
 again from it, the way a well-formed font of that size would set it.
+
+A subscript is set smaller and below its line's baseline, so pdfplumber reads it as a line of its own
+under the cell's text: T.4's "a0a1, a1a2" came out "a a , a a" over "0 1 1 2", a datasheet's "0.5C5"
+as "0.5C" with the "5" at the cell's end. Each subscript's box is set to the box of the character it
+follows, which reads it where it is printed.
 """
 
 from __future__ import annotations
@@ -16,6 +21,12 @@ from typing import Any
 _ASCENT, _DESCENT = 0.8, 0.2
 #: how far (pt) a box may miss its baseline and still hold it (rounding, a font's slack)
 _SLACK = 1.0
+#: a subscript is at most this share of the size of the character it follows
+SCRIPT_SIZE = 0.85
+#: and its baseline lies below that character's by this share of that character's size, at least and at most
+LOWERED = (0.08, 0.5)
+#: and it begins at most this share of that character's size after it ends
+SCRIPT_GAP = 0.3
 
 
 def on_baseline(chars: list[dict[str, Any]]) -> int:
@@ -33,5 +44,41 @@ def on_baseline(chars: list[dict[str, Any]]) -> int:
         if "doctop" in c:
             c["doctop"] += shift
         c["y0"], c["y1"], c["height"] = y0, y1, y1 - y0
+        n += 1
+    return n
+
+
+def _baseline(c: dict[str, Any]) -> float:
+    """The character's baseline on the page, in pdfplumber's top-down y."""
+    m = c.get("matrix")
+    return float(c["bottom"]) if not m else float(c["bottom"]) + float(c["y0"]) - float(m[5])
+
+
+def subscripts_inline(chars: list[dict[str, Any]]) -> int:
+    """Set again, in place, the box of each subscript among ``chars`` (pdfplumber's, upright: a character
+    at most ``SCRIPT_SIZE`` of the size of the one it follows, its baseline ``LOWERED`` below) to the box
+    of the character it follows, so that it is read on that character's line; returns how many."""
+    ends: dict[int, list[dict[str, Any]]] = {}  # upright characters by where they end
+    for c in chars:
+        if c.get("upright", True):
+            ends.setdefault(int(c["x1"]), []).append(c)
+    n = 0
+    for c in sorted((c for c in chars if c.get("upright", True)), key=lambda c: c["x0"]):
+        size, base = float(c["size"]), _baseline(c)
+        near = [
+            b
+            for x in range(int(c["x0"] - SCRIPT_GAP * 2 * size) - 1, int(c["x0"]) + 1)
+            for b in ends.get(x, ())
+            if b is not c and size <= SCRIPT_SIZE * b["size"]
+            and -1.0 <= c["x0"] - b["x1"] <= SCRIPT_GAP * b["size"]
+            and LOWERED[0] * b["size"] <= base - _baseline(b) <= LOWERED[1] * b["size"]
+        ]  # fmt: skip
+        if not near:
+            continue
+        b = max(near, key=lambda b: b["x1"])
+        shift = b["top"] - c["top"]
+        c["top"], c["bottom"], c["y0"], c["y1"] = b["top"], b["bottom"], b["y0"], b["y1"]
+        if "doctop" in c:
+            c["doctop"] += shift
         n += 1
     return n

@@ -15,7 +15,7 @@ from ragkit.ingestion.bidi import logical_order, visual_glyphs
 from ragkit.ingestion.pdf_beside import beside
 from ragkit.ingestion.pdf_cells import SLACK, cell_lines, cut_rows, part_rows, row_starts, unmerge
 from ragkit.ingestion.pdf_fills import drawn
-from ragkit.ingestion.pdf_glyphs import on_baseline
+from ragkit.ingestion.pdf_glyphs import on_baseline, subscripts_inline
 from ragkit.ingestion.pdf_spans import WORD_GAP
 from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
@@ -89,6 +89,7 @@ def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
     it open when the closed table still reads as rows, or reads words the open one left in no cell."""
     out: list[tuple[Box, Rows, list[tuple[float, float]]]] = []  # box, rows, each row's top and bottom
     on_baseline(page.chars)  # a font that misstates its glyphs' height misplaces them
+    subscripts_inline(page.chars)  # read on their line ("a0a1"), not under it
     page = drawn(page)  # fills that show no edge make none
     edges = page.edges
     visual_glyphs(page.chars)  # right-to-left cells are read in visual order, then put back
