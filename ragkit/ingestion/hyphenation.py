@@ -104,3 +104,10 @@ class _Hyphenation:
     def join_lines(self, block_text: str) -> str:
         """One PDF text block -> one line: line-end hyphens resolved, whitespace folded."""
         return " ".join(_HYPHEN_BREAK.sub(self._rejoin, block_text).split())
+
+
+def unbreak(text: str) -> str:
+    """One text's line-end hyphen breaks resolved by its own words and the word list (a table cell's
+    wrapped lines, "a con-⏎stant voltage", before they are put on one line): see
+    :meth:`_Hyphenation.resolve`."""
+    return _Hyphenation([text]).resolve([text])[0] if "-\n" in text else text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from ragkit.ingestion.hyphenation import unbreak
 from ragkit.ingestion.wrapped_rows import join_wrapped
 
 
@@ -96,8 +97,9 @@ _UNMAPPED = re.compile(r"\(cid:\d+\)")
 
 def _cell(text: str) -> str:
     """A cell's text on one line, its dot leaders ("Parts cost ......") dropped: they draw the eye
-    across the page and are no part of the value; so are the names of glyphs no character stands for."""
-    return " ".join(_LEADER.sub(" ", _UNMAPPED.sub(" ", text)).split()).replace("|", "\\|")
+    across the page and are no part of the value; so are the names of glyphs no character stands for.
+    A word its lines break with a hyphen is joined where the joined word is the plausible one."""
+    return " ".join(_LEADER.sub(" ", _UNMAPPED.sub(" ", unbreak(text))).split()).replace("|", "\\|")
 
 
 def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:

@@ -10,7 +10,9 @@ import io
 import pdfplumber
 import pymupdf
 
-from ragkit.ingestion.pdf_glyphs import on_baseline
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+from ragkit.ingestion.pdf_glyphs import on_baseline, subscripts_inline
 from ragkit.ingestion.pdf_rules import table_rows
 
 
@@ -51,3 +53,49 @@ def test_a_ruled_table_reads_its_cells_once_its_glyphs_sit_on_their_lines(monkey
         c["top"], c["bottom"], c["doctop"] = c["top"] + 24, c["bottom"] + 24, c["doctop"] + 24
     ((_, read, _),) = table_rows(pl)
     assert [[c for c in r if c] for r in read] == [list(r) for r in rows]
+
+
+def _coded_table() -> bytes:
+    """T.4's two-dimensional code table in small: the elements' indices are subscripts (7 pt, 1.5 pt
+    under the 11-pt line), and a procedure cell wraps with a word broken by a hyphen."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=500, height=240)
+    heads = ("Mode", "Elements to be coded", "Procedure")
+    for k, head in enumerate(heads):
+        page.insert_text((24 + 150 * k, 54), head, fontsize=11)
+    x = 174.0
+    for part, sub in (("a", "0"), ("a", "1"), (", a", "1"), ("a", "2")):
+        page.insert_text((x, 84), part, fontsize=11)
+        x += pymupdf.get_text_length(part, fontsize=11)
+        page.insert_text((x, 85.5), sub, fontsize=7)
+        x += pymupdf.get_text_length(sub, fontsize=7)
+    page.insert_text((24, 84), "Horizontal", fontsize=11)
+    page.insert_text((324, 84), "charge with a con-", fontsize=11)
+    page.insert_text((324, 98), "stant current", fontsize=11)
+    for y in (40, 64, 110):
+        page.draw_line((20, y), (480, y))
+    for x0 in (20, 170, 320, 480):
+        page.draw_line((x0, 40), (x0, 110))
+    return doc.tobytes()
+
+
+def test_a_subscript_is_read_where_it_is_printed():
+    """Before, pdfplumber read the indices as a line of their own under the cell: "a a , a a" over
+    "0 1 1 2"."""
+    pl = pdfplumber.open(io.BytesIO(_coded_table())).pages[0]
+    ((_, read, _),) = table_rows(pl)
+    assert read[1][:2] == ["Horizontal", "a0a1, a1a2"]
+
+
+def test_a_word_a_cells_lines_break_is_joined_and_the_cells_subscripts_stay_inline():
+    """Before, the cell read "a con- stant current" (its lines put on one with a space)."""
+    for parser in ("layout", "plain"):
+        text = parse_bytes("t4.pdf", _coded_table(), settings=ParseSettings(pdf_parser=parser)).text
+        assert "| Horizontal | a0a1, a1a2 | charge with a constant current |" in text, parser
+
+
+def test_a_raised_or_same_size_glyph_is_left_where_it_is():
+    base = _char("C", 100, 700, 698)
+    sup = {**_char("2", 106, 704, 703), "size": 6.0, "matrix": (6.0, 0, 0, 6.0, 106, 704)}
+    same = _char("5", 106, 698.5, 696.5)
+    assert subscripts_inline([base, sup, same]) == 0
