@@ -21,6 +21,8 @@ _HYPHENATED = re.compile(r"[^\W\d_]+-[^\W\d_]+")
 
 
 _WORD_LIST: frozenset[str] | None = None
+#: the least length of a word the text holds elsewhere for it to count as a compound's second word
+_SEEN_LEN = 4
 
 
 def english_words() -> frozenset[str]:
@@ -51,7 +53,8 @@ class _Hyphenation:
     ``X-Y`` if that hyphenated form occurs elsewhere; join if ``XY`` is in the word list; keep the hyphen
     after an acronym ("GROBID-parsed"); join if a known word starts like ``XY`` ("lever-aging":
     "leverage"); keep the hyphen if ``X`` and ``Y`` are both words, ``Y`` perhaps with a common ending
-    the list lacks (a compound: "aggressively-cleaned", "machine-readable");
+    the list lacks or a word the text holds elsewhere (a compound: "aggressively-cleaned",
+    "machine-readable", "Alpha-hexabromocyclododecane");
     otherwise join (a syllable break: "classi-fication").
     """
 
@@ -68,6 +71,11 @@ class _Hyphenation:
         i = bisect.bisect_left(self._sorted, prefix)
         return i < len(self._sorted) and self._sorted[i].startswith(prefix)
 
+    def _seen_word(self, word: str) -> bool:
+        """Whether the text holds ``word`` on its own or after a hyphen, not broken ("Alpha-⏎hexabromo…"
+        beside "Beta-hexabromo…": a compound's second word, which the word list lacks)."""
+        return len(word) >= _SEEN_LEN and word in self.seen
+
     def _rejoin(self, m: re.Match[str]) -> str:
         x, y = m.group(1), m.group(2)
         joined, lx, ly = (x + y).lower(), x.lower(), y.lower()
@@ -82,7 +90,7 @@ class _Hyphenation:
             return f"{x}-{y}"
         if len(ly) >= 3 and self._known_prefix(lx + ly[:2]):
             return x + y
-        if len(lx) > 1 and len(ly) > 1 and lx in words and _worded(ly, words):
+        if len(lx) > 1 and len(ly) > 1 and lx in words and (_worded(ly, words) or self._seen_word(ly)):
             return f"{x}-{y}"
         return x + y
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ragkit.ingestion.hyphenation import _Hyphenation
+from ragkit.ingestion.hyphenation import _Hyphenation, unbreak
 
 
 def test_line_end_hyphens_are_rejoined_only_where_the_word_is_plausible():
@@ -31,3 +31,12 @@ def test_a_heading_set_in_capitals_is_rejoined_like_lower_case():
     out = h.resolve(["THE COMPETITIVE SERVICE; RE-\nLATED MATTERS (RULE II)", "GROBID-\nPARSED OUTPUT"])
     assert out == ["THE COMPETITIVE SERVICE; RELATED MATTERS (RULE II)", "GROBID-PARSED OUTPUT"]
     assert h.resolve(["Auto-\nEncoding"]) == ["Auto-Encoding"]  # a capital after lower case: a name kept
+
+
+def test_a_compounds_second_word_the_text_holds_elsewhere_keeps_its_hyphen():
+    """An EU list's cell "Alpha-⏎hexabromocyclododecane Beta-hexabromocyclododecane" read
+    "Alphahexabromocyclododecane" once a cell's breaks were resolved: neither half's join nor the second
+    word is in the word list, but the text holds that word after "Beta-"."""
+    cell = "identified: Alpha-\nhexabromocyclododecane Beta-hexabromocyclododecane"
+    assert unbreak(cell) == "identified: Alpha-hexabromocyclododecane Beta-hexabromocyclododecane"
+    assert unbreak("a con-\nstant voltage. Re-\npeat it") == "a constant voltage. Repeat it"
