@@ -21,7 +21,7 @@ from ragkit.ingestion.limits import Budget, Limits
 from ragkit.ingestion.ocr_boxes import INK, MOST_BOXES, Box, box_rows, inside, ruled_boxes
 from ragkit.ingestion.ocr_grid import grid_text, ruled_grids, unruled
 from ragkit.ingestion.ocr_render import grey, grey_png
-from ragkit.ingestion.ocr_tsv import OcrPage, parse_tsv, words_of
+from ragkit.ingestion.ocr_tsv import OcrPage, parse_tsv, read_once, words_of
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
@@ -221,7 +221,7 @@ def _grids(
                 (cx + x0, cy + y0, r["text"].strip()),
                 (int(r["block_num"]), int(r["par_num"]), int(r["line_num"])),
             )
-            for (cx, cy), r in words_of(box_tsv)
+            for (cx, cy), r in read_once(words_of(box_tsv))
         ]
         out.append((grid.box, replace(alone, text=grid_text(grid, placed))))
     return out

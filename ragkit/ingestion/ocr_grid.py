@@ -6,6 +6,8 @@ discharge | ±8 kV contact | ±30 kV air | For use in a typical" over "(ESD) | �
 length, stacked, cut the table into rows, and rules down inside a row cut it into cells. The table is
 read once (Tesseract, one block); each word goes to the cell its middle lies in, a cell's lines in
 order; a row with cells is a Markdown row, a row across the whole table (a title, a note) a paragraph.
+A shaded fill (a header row's light-blue band) is painted white first: its grey is darker than a
+light rule's, and the band was taken for one thick rule, its row left out of the grid.
 """
 
 from __future__ import annotations
@@ -18,6 +20,12 @@ from ragkit.ingestion.ocr_boxes import RULE_SHARE, SIDE_INK, ruled_side, rules_a
 #: a rule's pixels are darker than this (0-255 grey): lighter than text's ink, as a table is often ruled
 #: in a colour or a thin grey line (a manual's blue rules read as grey 130-190)
 RULE_INK = 200
+#: a shaded fill's pixels are lighter than this and darker than :data:`RULE_INK` (text's ink is darker)
+FILL_INK = 110
+#: and lie in a square of this many reaches a side of such pixels (no rule or letter holds one)
+FILL_SIDE = 2
+#: the greys of one fill lie within this many levels (a scan's noise; a rule over it is darker)
+FILL_SPREAD = 24
 #: a grid has at least this many rows of two cells or more
 LEAST_ROWS = 2
 #: rules across of one table start and end within this many pixels of each other (times the reach)
@@ -47,12 +55,57 @@ def _downs(dark: Any, x0: int, x1: int, y0: int, y1: int, reach: int) -> list[in
     return out
 
 
+def _box_sums(a: Any, k: int) -> Any:
+    """The sum of each ``k`` by ``k`` window of the 2-D array ``a``, by the window's top left corner."""
+    import numpy as np
+
+    c = np.pad(a.astype(np.int32).cumsum(0).cumsum(1), ((1, 0), (1, 0)))
+    return c[k:, k:] - c[:-k, k:] - c[k:, :-k] + c[:-k, :-k]
+
+
+def _blocks(mask: Any, side: int) -> Any:
+    """Whether each ``side`` by ``side`` block of ``mask`` (from its top left, whole blocks only) is all
+    set: a square of twice the side that is all set holds one whole block."""
+    h, w = mask.shape[0] // side * side, mask.shape[1] // side * side
+    return mask[:h, :w].reshape(h // side, side, w // side, side).all(axis=(1, 3))
+
+
+def unshaded(grey: Any, reach: int) -> Any:
+    """A copy of ``grey`` (a 2-D ``uint8`` image) with its shaded fills painted white. A fill is a square
+    :data:`FILL_SIDE` reaches a side of pixels of one grey (within :data:`FILL_SPREAD`) between
+    :data:`FILL_INK` and :data:`RULE_INK`; the pixels of that grey within a side of it are the fill's too
+    (between a cell's words, around its letters). A rule over the fill, of another grey, stays."""
+    import numpy as np
+
+    k = FILL_SIDE * reach
+    if min(grey.shape) < k:
+        return grey
+    seen = np.argwhere(_blocks((grey >= FILL_INK) & (grey < RULE_INK), k // 2))
+    if not len(seen):  # no fill can be (most pages): a cheap look first
+        return grey
+    (b0, a0), (b1, a1) = seen.min(axis=0) * (k // 2), (seen.max(axis=0) + 1) * (k // 2)
+    y0, x0 = max(b0 - 2 * k, 0), max(a0 - 2 * k, 0)  # only the part that holds a fill is searched
+    part = grey[y0 : b1 + 2 * k, x0 : a1 + 2 * k]
+    fill = np.zeros(part.shape, bool)
+    for low in range(FILL_INK, RULE_INK, FILL_SPREAD // 3):
+        one = (part >= low) & (part < low + FILL_SPREAD)
+        if not _blocks(one, k // 2).any():
+            continue
+        full = _box_sums(one, k) == k * k  # a window of this grey at each top left
+        if full.any():
+            square = np.pad(_box_sums(np.pad(full, k - 1), k) > 0, k)  # the windows' pixels, padded
+            fill |= (_box_sums(square, 2 * k + 1) > 0) & one
+    out = grey.copy()
+    out[y0 : y0 + part.shape[0], x0 : x0 + part.shape[1]][fill] = 255
+    return out
+
+
 def ruled_grids(grey: Any) -> list[Grid]:
     """The page's ruled tables: runs of rules across of one length, each two in a row joined at both ends
     by rules down, where :data:`LEAST_ROWS` rows or more have rules down inside them."""
-    dark = grey < RULE_INK
-    w = dark.shape[1]
+    w = grey.shape[1]
     reach = max(w // 200, 3)
+    dark = unshaded(grey, reach) < RULE_INK
     across = sorted(rules_across(dark, max(int(w * RULE_SHARE), 20)))
     out: list[Grid] = []
     used: set[int] = set()
@@ -82,9 +135,9 @@ def ruled_grids(grey: Any) -> list[Grid]:
 def unruled(pixels: Any, grid: Grid) -> Any:
     """A copy of ``pixels`` (the grey image of the grid's box alone) with its rules painted out: read as one
     block with its rules in, Tesseract reads a rule down as "|" and may lose the rows after the first."""
-    out = pixels.copy()
-    x0, y0 = grid.box[0], grid.box[1]
     r = grid.reach
+    out = unshaded(pixels, r).copy()
+    x0, y0 = grid.box[0], grid.box[1]
     for y in grid.rules:
         out[max(y - y0 - 3 * r, 0) : y - y0 + r + 1, :] = 255  # a thick rule is found at its last row
     out[:, : 2 * r] = 255

@@ -32,6 +32,31 @@ def words_of(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
     return out
 
 
+def _box(r: dict[str, str]) -> tuple[int, int, int, int]:
+    x, y = int(r["left"]), int(r["top"])
+    return x, y, x + int(r["width"]), y + int(r["height"])
+
+
+def read_once(
+    words: list[tuple[tuple[float, float], dict[str, str]]],
+) -> list[tuple[tuple[float, float], dict[str, str]]]:
+    """``words`` (:func:`words_of`) without each word whose box lies mostly inside the box of a word read
+    with more confidence: in a block of lines of different heights Tesseract may read a part of a word
+    again as a word of its own (a table's header "Participants" and a "P" inside it)."""
+    from ragkit.ingestion.ocr_boxes import share_inside
+
+    boxes = [_box(r) for _, r in words]
+    confs = [float(r.get("conf") or 0) for _, r in words]
+    return [
+        w
+        for k, w in enumerate(words)
+        if not any(
+            j != k and confs[j] > confs[k] and share_inside(boxes[k], boxes[j]) > 0.5
+            for j in range(len(words))
+        )
+    ]
+
+
 def parse_tsv(tsv: str, boxes: Sequence[tuple[Box, OcrPage]] = ()) -> OcrPage:
     """Tesseract's TSV as text: words joined into lines, paragraphs separated by a blank line. Each of
     ``boxes`` (a region and its own reading) replaces the words inside it, its text placed where the
