@@ -64,6 +64,7 @@ class _Hyphenation:
         self.seen = set(_WORD.findall(unbroken))
         self.seen_hyphenated = set(_HYPHENATED.findall(unbroken))
         self._sorted: list[str] | None = None
+        self._seconds: set[str] | None = None  # the second words of the hyphenated forms, when asked
 
     def _known_prefix(self, prefix: str) -> bool:
         if self._sorted is None:
@@ -72,9 +73,12 @@ class _Hyphenation:
         return i < len(self._sorted) and self._sorted[i].startswith(prefix)
 
     def _seen_word(self, word: str) -> bool:
-        """Whether the text holds ``word`` on its own or after a hyphen, not broken ("Alpha-⏎hexabromo…"
-        beside "Beta-hexabromo…": a compound's second word, which the word list lacks)."""
-        return len(word) >= _SEEN_LEN and word in self.seen
+        """Whether the text holds ``word`` after a hyphen, not at a line's end ("Alpha-⏎hexabromo…" beside
+        "Beta-hexabromo…": a compound's second word, which the word list lacks; a name's second half,
+        "Eun-⏎jeong" beside "Jeong", is none)."""
+        if self._seconds is None:
+            self._seconds = {h.rsplit("-", 1)[1] for h in self.seen_hyphenated}
+        return len(word) >= _SEEN_LEN and word in self._seconds
 
     def _rejoin(self, m: re.Match[str]) -> str:
         x, y = m.group(1), m.group(2)

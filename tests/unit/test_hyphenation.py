@@ -40,3 +40,5 @@ def test_a_compounds_second_word_the_text_holds_elsewhere_keeps_its_hyphen():
     cell = "identified: Alpha-\nhexabromocyclododecane Beta-hexabromocyclododecane"
     assert unbreak(cell) == "identified: Alpha-hexabromocyclododecane Beta-hexabromocyclododecane"
     assert unbreak("a con-\nstant voltage. Re-\npeat it") == "a constant voltage. Repeat it"
+    names = _Hyphenation(["Chanwoo Jeong, Sion Jang"])  # a name's second half is no compound's word
+    assert names.resolve(["Eun-\njeong Lucy Park"]) == ["Eunjeong Lucy Park"]
