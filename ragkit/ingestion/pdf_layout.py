@@ -342,7 +342,8 @@ def read_apart(pg: LayoutPage, page: Any, edits: list[tuple[int, int, str]], rep
     found = [
         (*mine[k][:2], f"{items}\n\n" if items else "") for k, items in grid_edits(page, [x[2] for x in mine])
     ]
-    rest = [(a, b, box) for a, b, box in pg.boxes if a not in replaced | {x[0] for x in found}]
+    taken = replaced | {a for a, _, _ in found}
+    rest = [(a, b, box) for a, b, box in pg.boxes if a not in taken]
     for a, b, text in [*found, *turned_part_edits(rest, page, lambda p: layout_page(p).text)]:
         edits.append((a, b, text))
         replaced.add(a)
