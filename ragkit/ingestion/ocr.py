@@ -21,7 +21,8 @@ from ragkit.ingestion.limits import Budget, Limits
 from ragkit.ingestion.ocr_boxes import INK, MOST_BOXES, Box, box_rows, inside, ruled_boxes
 from ragkit.ingestion.ocr_grid import grid_text, ruled_grids, unruled
 from ragkit.ingestion.ocr_render import grey, grey_png
-from ragkit.ingestion.ocr_tsv import OcrPage, parse_tsv, read_once, words_of
+from ragkit.ingestion.ocr_sideways import UNSURE, stacks
+from ragkit.ingestion.ocr_tsv import OcrPage, parse_tsv, read_once, word_box, words_of
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
@@ -188,7 +189,36 @@ def _boxed(exe: str, page: Any, pix: Any, tsv: str, lang: str) -> OcrPage | None
             )  # fmt: skip
             table = table_to_markdown(rows) if rows else ""
             kept.append((box, replace(alone, text=table or re.sub(r"\n\s*\n", "\n", alone.text))))
+    rest = [
+        (word_box(r), r["text"], float(r["conf"]))
+        for c, r in words
+        if not any(inside(b, *c) for b, _ in kept)
+    ]
+    for box, sure in stacks(rest)[:MOST_BOXES]:
+        if (read := _sideways(exe, page, scale, box, lang, sure)) is not None:
+            kept.append((box, read))
     return parse_tsv(tsv, kept) if kept else None
+
+
+def _sideways(exe: str, page: Any, scale: float, box: Box, lang: str, sure: float) -> OcrPage | None:
+    """A line printed up or down the page's margin (:mod:`ragkit.ingestion.ocr_sideways`) read turned
+    each way (``--psm 7``: one line): the surer reading where it is sure and surer than the stack's words
+    (``sure``, their mean confidence); nothing where neither is sure and the words are unsure either
+    (noise); None to keep the words (a table's column, read sure upright)."""
+    import pymupdf
+
+    pad = box[2] - box[0]  # about a glyph's height, all round
+    clip = pymupdf.Rect(
+        (box[0] - pad) * scale, (box[1] - pad) * scale, (box[2] + pad) * scale, (box[3] + pad) * scale
+    )
+    reads = [
+        parse_tsv(_tsv(exe, grey_png(page, 72 / scale, None, clip=clip, turn=t), lang, psm=7))
+        for t in (-90, 90)
+    ]
+    best = max(reads, key=lambda r: r.confidence)
+    if best.confidence >= BOX_CONFIDENCE and best.confidence > sure:
+        return best
+    return OcrPage("", 0.0, 0) if sure < UNSURE else None
 
 
 def _grids(

@@ -32,7 +32,8 @@ def words_of(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
     return out
 
 
-def _box(r: dict[str, str]) -> tuple[int, int, int, int]:
+def word_box(r: dict[str, str]) -> tuple[int, int, int, int]:
+    """A TSV word's box: x0, y0, x1, y1 in the image's pixels."""
     x, y = int(r["left"]), int(r["top"])
     return x, y, x + int(r["width"]), y + int(r["height"])
 
@@ -45,7 +46,7 @@ def read_once(
     again as a word of its own (a table's header "Participants" and a "P" inside it)."""
     from ragkit.ingestion.ocr_boxes import share_inside
 
-    boxes = [_box(r) for _, r in words]
+    boxes = [word_box(r) for _, r in words]
     confs = [float(r.get("conf") or 0) for _, r in words]
     return [
         w
