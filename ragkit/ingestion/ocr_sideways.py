@@ -34,8 +34,8 @@ Word = tuple[Box, str, float]  # a word's box (x0, y0, x1, y1 in pixels), its te
 def stacks(words: list[Word]) -> list[tuple[Box, float]]:
     """The stacks in ``words`` (one page's), each its box and its words' mean confidence: runs, down the
     page, of narrow words (a glyph, or a word read turned) whose middles lie in one narrow band, each
-    close under the one before, not mostly figures (a scan's line numbers). A column of a table may be
-    one: it is read turned only to compare (:func:`ragkit.ingestion.ocr._sideways`)."""
+    close under the one before, not mostly figures (a scan's line numbers), in a margin: no word of the
+    page lies beyond it on one side (a table's column of letters has words on both)."""
     if not words:
         return []
     height = median(b[3] - b[1] for b, _, _ in words) or 1.0
@@ -51,7 +51,12 @@ def stacks(words: list[Word]) -> list[tuple[Box, float]]:
             band = []
         if w is not None:
             band.append(w)
-    return out
+    middles = [(b[0] + b[2]) / 2 for b, _, _ in words]
+    return [
+        (box, sure)
+        for box, sure in out  # in a margin: no word beyond it on one side (a table's column has both)
+        if not (any(x < box[0] for x in middles) and any(x > box[2] for x in middles))
+    ]
 
 
 def _runs(band: list[Word], height: float) -> list[tuple[Box, float]]:

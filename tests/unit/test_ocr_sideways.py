@@ -50,3 +50,5 @@ def test_a_stack_is_a_narrow_run_down_the_page_and_no_column_of_figures():
     assert stacks(words + _glyphs(560, 35.0, noise[:4])) == []  # too short a reach
     wide = [((560, 100 + 25 * k, 700, 120 + 25 * k), t, 35.0) for k, t in enumerate(noise)]
     assert stacks(words + wide) == []  # words across the page, not glyphs down it
+    beyond = [((620, 30 * k, 700, 30 * k + 20), "more text", 95.0) for k in range(10)]
+    assert stacks(words + beyond + _glyphs(560, 35.0, noise)) == []  # between columns: a table's column
