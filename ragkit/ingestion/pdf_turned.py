@@ -20,6 +20,17 @@ TURNED = 2 / 3
 _UPRIGHT = {(1, 0): 0, (0, -1): -90, (0, 1): 90, (-1, 0): 180}
 
 
+def _text_lines(page: Any) -> list[tuple[tuple[float, float, float, float], tuple[float, float], int]]:
+    """Each of the page's text lines: its box, its direction and how many characters it holds."""
+    import pymupdf
+
+    return [
+        (tuple(line["bbox"]), tuple(line["dir"]), sum(len(s["text"].strip()) for s in line["spans"]))
+        for block in page.get_text("dict", flags=pymupdf.TEXTFLAGS_TEXT).get("blocks", [])
+        for line in block.get("lines", [])
+    ]
+
+
 def turn_of(page: Any) -> int | None:
     """The turn (degrees, as :meth:`show_pdf_page` takes it) that sets the page's text upright when most
     of it runs up or down the page as shown (its ``/Rotate`` applied: a landscape page stored turned
@@ -30,14 +41,12 @@ def turn_of(page: Any) -> int | None:
     shown.e = shown.f = 0  # the page's turn only, not where it puts the origin
     ways: dict[tuple[int, int], int] = {}  # the characters of each direction on the page, unturned
     total = turned = 0
-    for block in page.get_text("dict", flags=pymupdf.TEXTFLAGS_TEXT).get("blocks", []):
-        for line in block.get("lines", []):
-            n = sum(len(s["text"].strip()) for s in line["spans"])
-            way = (round(line["dir"][0]), round(line["dir"][1]))
-            total += n
-            if round((pymupdf.Point(line["dir"]) * shown).x) == 0:  # runs up or down as shown
-                turned += n
-                ways[way] = ways.get(way, 0) + n
+    for _, direction, n in _text_lines(page):
+        way = (round(direction[0]), round(direction[1]))
+        total += n
+        if round((pymupdf.Point(direction) * shown).x) == 0:  # runs up or down as shown
+            turned += n
+            ways[way] = ways.get(way, 0) + n
     if not total or turned <= TURNED * total:
         return None
     return _UPRIGHT.get(max(ways, key=ways.__getitem__))
@@ -64,12 +73,12 @@ def turned_part(page: Any) -> tuple[tuple[float, float, float, float], int] | No
         return None
     turned: list[tuple[Any, tuple[int, int], int]] = []
     across: list[tuple[Any, int]] = []
-    for block in page.get_text("dict", flags=pymupdf.TEXTFLAGS_TEXT).get("blocks", []):
-        for line in block.get("lines", []):
-            n = sum(len(s["text"].strip()) for s in line["spans"])
-            way = (round(line["dir"][0]), round(line["dir"][1]))
-            box = pymupdf.Rect(line["bbox"])
-            (across.append((box, n)) if way[0] else turned.append((box, way, n)))  # type: ignore[func-returns-value]
+    for bbox, direction, n in _text_lines(page):
+        way = (round(direction[0]), round(direction[1]))
+        if way[0]:
+            across.append((pymupdf.Rect(bbox), n))
+        else:
+            turned.append((pymupdf.Rect(bbox), way, n))
     ways = {way for _, way, _ in turned}
     if len(ways) != 1 or sum(n for *_, n in turned) < PART_CHARS:
         return None
@@ -97,8 +106,10 @@ def turned_part_edits(
     from ragkit.ingestion.ocr_boxes import share_inside
 
     found = turned_part(page)
-    covered = sorted((a, b) for a, b, box in boxes if found and b > a and share_inside(box, found[0]) > 0.5)
-    if not found or not covered:
+    if found is None:
+        return []
+    covered = sorted((a, b) for a, b, box in boxes if b > a and share_inside(box, found[0]) > 0.5)
+    if not covered:
         return []
     import pymupdf
 
