@@ -8,7 +8,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragkit.ingestion.ocr_boxes import Box, inside
+from ragkit.ingestion.ocr_boxes import Box, inside, share_inside
 from ragkit.ingestion.pdf_columns import continues
 
 
@@ -44,8 +44,6 @@ def read_once(
     """``words`` (:func:`words_of`) without each word whose box lies mostly inside the box of a word read
     with more confidence: in a block of lines of different heights Tesseract may read a part of a word
     again as a word of its own (a table's header "Participants" and a "P" inside it)."""
-    from ragkit.ingestion.ocr_boxes import share_inside
-
     boxes = [word_box(r) for _, r in words]
     confs = [float(r.get("conf") or 0) for _, r in words]
     return [

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ragkit.ingestion.ocr_boxes import share_inside
+
 #: the share of a page's characters on turned lines above which the page is read turned upright
 TURNED = 2 / 3
 
@@ -103,8 +105,6 @@ def turned_part_edits(
     """Edits that put the reading of the page's turned part (:func:`turned_part`), made by ``read`` from
     an upright copy of that part alone, in place of the layout ``boxes`` (start, stop, bbox) lying mostly
     inside it: the first becomes the reading, the others go."""
-    from ragkit.ingestion.ocr_boxes import share_inside
-
     found = turned_part(page)
     if found is None:
         return []
