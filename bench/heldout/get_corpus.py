@@ -126,13 +126,14 @@ class Fetcher:
                 raise RuntimeError(
                     f"git show from {gd} failed: {p.stderr.decode(errors='replace').strip()[:200]}"
                 )
-            return p.stdout
+            return gzip.decompress(p.stdout) if src.get("decompress") == "gzip" else p.stdout
         if self.github_down:
             raise RuntimeError(self.github_down)
         url = f"https://raw.githubusercontent.com/{src['github']}/{src['commit']}/{src['path']}"
         try:
             with urllib.request.urlopen(url, timeout=30) as r:
-                return r.read()
+                data = r.read()
+            return gzip.decompress(data) if src.get("decompress") == "gzip" else data
         except urllib.error.HTTPError as e:
             raise RuntimeError(f"{url}: HTTP {e.code}") from None
         except (urllib.error.URLError, TimeoutError, OSError) as e:
