@@ -17,6 +17,7 @@ from ragkit.ingestion.limits import Budget, check_page_streams, check_pdf
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
+from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_picture import picture_spans
@@ -225,11 +226,10 @@ def _replace_table_regions(blocks: list[Block], tables: list[Block]) -> list[Blo
     if not tables:
         return blocks
 
-    def inside(b: Block, t: Block) -> bool:
-        cx, cy = (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2
-        return t.x0 - 1 <= cx <= t.x1 + 1 and t.y0 - 1 <= cy <= t.y1 + 1
+    def covers(t: Block, b: Block) -> bool:  # 1 pt of slack round the table
+        return inside((t.x0 - 1, t.y0 - 1, t.x1 + 1, t.y1 + 1), (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2)
 
-    kept = [b for b in blocks if not any(inside(b, t) for t in tables)]
+    kept = [b for b in blocks if not any(covers(t, b) for t in tables)]
     return kept + tables
 
 
