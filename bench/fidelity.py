@@ -13,7 +13,7 @@ same kinds, quoted the same way, all of it open for tuning; its documents in ``/
 ``--set practice2`` a second such set, written in round 7 (``bench/practice2``, documents in
 ``/work/corpus/practice2/docs``); ``--set practice3`` and ``--set practice4`` a third and a fourth,
 written in round 8 (``bench/practice3``, ``bench/practice4``); ``--set practice5`` a fifth, round 9;
-``--set practice6`` a sixth, round 16.
+``--set practice6`` a sixth, round 16; ``--set practice7`` a seventh, round 18.
 
 ``--split test`` reads the sealed quotes: run it to report, never to tune (bench/heldout/SEALED.json).
 Per-quote rows go to ``bench/results/raw/fidelity_<split>.jsonl``; the figures to
@@ -38,6 +38,26 @@ from _common import RESULTS, write_result  # noqa: E402
 PDF_PARSERS = ("layout", "plain")
 
 
+def _line_pairs(page: object) -> str:
+    """Each text line of a PDF page followed by the line under it in its column, one pair a line: a text
+    layer that stores a three-column page line by line across the columns ("on or before March" |
+    <two other columns' lines> | "17, 2008.") still says the date its column prints."""
+    lines = [
+        (line["bbox"], "".join(s["text"] for s in line["spans"]))
+        for block in page.get_text("dict")["blocks"]  # type: ignore[attr-defined]
+        for line in block.get("lines", [])
+    ]
+    pairs = []
+    for (x0, y0, x1, y1), text in lines:
+        below = [
+            (by0, t) for (bx0, by0, bx1, _), t in lines
+            if y1 - 0.5 * (y1 - y0) < by0 <= y1 + (y1 - y0) and min(x1, bx1) > max(x0, bx0)
+        ]  # fmt: skip
+        if below:
+            pairs.append(f"{text} {min(below)[1]}")
+    return "\n".join(pairs)
+
+
 def source_text(path: Path) -> str:
     """What the document itself says, to check a reading's dates against: a PDF's text layer, a Word
     file's text runs, an HTML page's text (tags dropped, entities read: "February&#160;28" is a date the
@@ -47,7 +67,7 @@ def source_text(path: Path) -> str:
         import pymupdf
 
         with pymupdf.open(path) as doc:
-            return "\n".join(page.get_text() for page in doc)
+            return "\n".join(page.get_text() + "\n" + _line_pairs(page) for page in doc)
     if suffix == ".docx":
         import re
 
@@ -122,7 +142,7 @@ def main() -> None:
     ap.add_argument("--docs", required=True, help="the held-out corpus folder (bench/heldout/get_corpus.py)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
     ap.add_argument("--set", default="heldout",
-                    choices=("heldout", *(f"practice{n}" for n in ("", 2, 3, 4, 5, 6))),
+                    choices=("heldout", *(f"practice{n}" for n in ("", 2, 3, 4, 5, 6, 7))),
                     help="practice…: bench/<set>'s open quotes (--split is ignored)")  # fmt: skip
     ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
     args = ap.parse_args()
