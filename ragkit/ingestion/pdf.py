@@ -18,6 +18,7 @@ from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.ocr_boxes import inside
+from ragkit.ingestion.pdf_hidden import painted_over
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_picture import picture_spans
@@ -173,6 +174,7 @@ def _plain_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)  # type: ignore[attr-defined]
                 check_page_streams(name, doc, page, i, budget)
+                painted_over(page, i, warnings)
                 turned = upright(page)  # a table printed turned: read as the reader turns the paper
                 page = turned[1] if turned else page
                 width = page.rect.width

@@ -1,0 +1,71 @@
+"""Text a page paints over is not read (issue 39): an IRS booklet prints "Department of the Treasury",
+paints a white box over it and writes a notice on the box; before, both parsers read the hidden words
+into the notice ("…recapture of a charitable Internal Revenue Service contribution of…")."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from ragkit.core.folding import fold
+from ragkit.ingestion.parse import parse_bytes
+from ragkit.ingestion.parsing import ParseSettings
+from ragkit.ingestion.pdf_hidden import drop_hidden_text
+
+NOTICE = "You owe the additional tax on recapture of a charitable contribution"
+BODY = "Section references are to the Internal Revenue Code unless otherwise noted."
+
+
+def _page(cover: dict | None, *, before: bool = False, over: bool = False) -> bytes:
+    """A page with hidden words under a box (drawn after them, or before them with ``before``) and a
+    notice written on the box, its lines above and below them (``over``: its first line on them)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=792)
+    page.insert_text((72, 200), BODY, fontsize=10)
+    box = pymupdf.Rect(300, 30, 590, 90)
+    if before and cover:
+        page.draw_rect(box, color=None, **cover)
+    page.insert_text((330, 60), "Department of the Treasury", fontsize=10)
+    if not before and cover:
+        page.draw_rect(box, color=None, **cover)
+    page.insert_text((310, 61 if over else 45), NOTICE[:34], fontsize=9)
+    page.insert_text((310, 80), NOTICE[34:].strip(), fontsize=9)
+    return doc.tobytes()
+
+
+def _reading(data: bytes, parser: str) -> str:
+    doc = parse_bytes("notice.pdf", data, settings=ParseSettings(pdf_parser=parser))
+    return fold("\n".join(p.text for p in doc.pages), True)
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+@pytest.mark.parametrize("fill", [(1, 1, 1), (0, 0, 0)], ids=["white box", "black box"])
+def test_text_painted_over_is_not_read_and_the_text_on_the_box_is(parser, fill):
+    text = _reading(_page({"fill": fill}), parser)
+    assert "department" not in text
+    assert fold(NOTICE[:34], True) in text
+    assert fold(BODY, True) in text
+
+
+@pytest.mark.parametrize(
+    ("cover", "before"),
+    [({"fill": (1, 1, 0), "fill_opacity": 0.4}, False), ({"fill": (1, 1, 1)}, True), (None, False)],
+    ids=["see-through highlight", "box drawn first", "no box"],
+)
+def test_text_that_shows_is_read(cover, before):
+    assert "department of the treasury" in _reading(_page(cover, before=before), "layout")
+
+
+def test_the_page_says_how_much_it_left_out():
+    page = pymupdf.open(stream=_page({"fill": (1, 1, 1)}), filetype="pdf")[0]
+    assert drop_hidden_text(page) >= len("DepartmentoftheTreasury")  # its letters, and maybe its spaces
+    assert "Department" not in page.get_text()
+    assert drop_hidden_text(page) == 0
+
+
+def test_hidden_text_under_words_that_show_is_left_rather_than_lose_them():
+    """MuPDF takes a character with a redaction by its own glyph box: where the notice's line lies on
+    the hidden words, removing them would take the notice's letters too, so the page is left whole."""
+    page = pymupdf.open(stream=_page({"fill": (1, 1, 1)}, over=True), filetype="pdf")[0]
+    assert drop_hidden_text(page) == 0
+    assert fold(NOTICE[:34], True) in fold(page.get_text(), True)
