@@ -7,6 +7,12 @@ rendered page is found in it. :func:`respace` finds such a page by its evidence 
 long phrase) whose letters touch while a few gaps, each at least :data:`MIN_GAP`, stand clear of them —
 and writes a space at those gaps, so the text reads as the page shows it. A page of ordinary spacing,
 letter-spaced headings and monospaced code (where every gap is alike) are left as MuPDF reads them.
+
+The other way round, a space character can take no room: a form writes "15", a space and "a" at the
+space's own place ("15a" on the page, "15 a" in the text layer), a subscript is set where the space
+before it begins ("a₀" read "a 0"), a producer writes a space inside a ligature's box ("Deﬁ cit").
+:func:`unspace` drops a space between two letters or digits whose neighbours touch and that has no
+room of its own (the next glyph starts where it starts, or it ends inside the glyph before it).
 """
 
 from __future__ import annotations
@@ -96,6 +102,35 @@ def respace(page: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
+#: within this share of the font size, two glyph edges meet (a space between them has no room)
+NO_ROOM = 0.05
+
+
+def unspace(page: dict[str, Any]) -> dict[str, Any]:
+    """Drop each space character that takes no room on the page between two letters or digits (a RAWDICT
+    result, changed in place and returned)."""
+    for line in _lines(page.get("blocks", [])):
+        if not horizontal(line):
+            continue
+        chars = [
+            (si, ci, c, s["size"]) for si, s in enumerate(line["spans"]) for ci, c in enumerate(s["chars"])
+        ]
+        gone = []
+        for k in range(1, len(chars) - 1):
+            si, ci, c, size = chars[k]
+            a, z = chars[k - 1][2], chars[k + 1][2]
+            if c["c"] != " " or not (a["c"].isalnum() and z["c"].isalnum()):
+                continue
+            near = NO_ROOM * size
+            touching = z["bbox"][0] - a["bbox"][2] <= near
+            roomless = z["bbox"][0] <= c["bbox"][0] + near or c["bbox"][2] <= a["bbox"][2] + near
+            if touching and roomless:
+                gone.append((si, ci))
+        for si, ci in reversed(gone):
+            del line["spans"][si]["chars"][ci]
+    return page
+
+
 def _next_glyph(line: dict[str, Any], si: int, ci: int) -> Char | None:
     """The glyph after the ``ci``-th of span ``si`` (in a later span if it ends that one)."""
     chars = line["spans"][si]["chars"]
@@ -133,7 +168,7 @@ def install() -> None:
     engine = pymupdf.TextPage._textpage_dict
 
     def textpage_dict(self: Any, raw: bool = False) -> dict[str, Any]:
-        page = respace(engine(self, raw=True))
+        page = unspace(respace(engine(self, raw=True)))
         return page if raw else as_text(page)
 
     pymupdf.TextPage._textpage_dict = textpage_dict

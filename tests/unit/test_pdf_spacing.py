@@ -139,3 +139,26 @@ def test_a_squeezed_space_before_an_empty_span_is_written_and_nothing_breaks():
     lines = [_synthetic_line(LINES[n].split(), 60.0 + 14 * n, empty_after_first=True) for n in range(3)]
     page = respace({"blocks": [{"type": 0, "lines": lines}]})
     assert _texts(page) == LINES[:3]
+
+
+def _roomless_space_page() -> bytes:
+    """A line whose space before "a" takes no room (a form's "15a", written "15", " ", "a" with "a" set
+    back over the space), beside a line with a real space."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "x", fontname="helv", fontsize=10)  # the font, in the page's resources
+    xref = page.get_contents()[0]
+    doc.update_stream(
+        xref,
+        b"BT /helv 10 Tf 72 700 Td [(Line 15 ) 278 (a IRA distributions)] TJ ET\n"
+        b"BT /helv 10 Tf 72 680 Td (Line 16 a has a real space) Tj ET\n",
+    )
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_space_that_takes_no_room_is_not_read(parser):
+    doc = parse_bytes("form.pdf", _roomless_space_page(), settings=ParseSettings(pdf_parser=parser))
+    text = "\n".join(p.text for p in doc.pages)
+    assert "Line 15a IRA distributions" in text
+    assert "Line 16 a has a real space" in text
