@@ -127,4 +127,66 @@ def place_labels(extract: list[list[str]], row_of: list[float], labels: list[Lab
     return placed
 
 
-__all__ = ["LABEL_WORDS", "Label", "cut_under", "place_labels", "spanning_labels"]
+#: a line of prose a boundary cuts has its words there at most this many font sizes apart (a word space,
+#: stretched in a justified line; a column's gutter is wider)
+PROSE_GAP = 0.8
+
+
+def prose_across(
+    bounds: list[float], lines: list[Line], words_of: Callable[[int], list[tuple[float, float]]]
+) -> list[tuple[float, int, int]]:
+    """The lines of prose that inner column ``bounds`` cut between two words of one phrase (a form's
+    declaration "Under | penalties of perjury, I declare …" under a rule drawn for the boxes below it):
+    each line's middle y and the first and last column it spans. A line of prose has more than
+    :data:`LABEL_WORDS` words, and the words each side of the cut stand a word space apart."""
+    out = []
+    for k, line in enumerate(lines):
+        if len(line.text.split()) <= LABEL_WORDS:
+            continue
+        words = [(a, b) for a, b in words_of(k) if line.x0 - 0.5 <= a and b <= line.x1 + 0.5]
+        cut = False
+        for x in bounds[1:-1]:
+            left = [b for _, b in words if b <= x]
+            right = [a for a, _ in words if a >= x]
+            if left and right and min(right) - max(left) <= PROSE_GAP * line.size:
+                cut = True
+        if cut:
+            spanned = [
+                c for c in range(len(bounds) - 1) if bounds[c] < line.x1 - 1 and bounds[c + 1] > line.x0 + 1
+            ]
+            out.append(((line.y0 + line.y1) / 2, spanned[0], spanned[-1]))
+    return out
+
+
+def join_prose(
+    extract: list[list[str]],
+    row_of: list[float],
+    bounds: list[float],
+    prose: list[tuple[float, int, int]],
+    read: Callable[[tuple[float, float, float, float]], str],
+) -> bool:
+    """Make the cells each line of ``prose`` (:func:`prose_across`) spans in its row one cell, read again
+    whole by ``read`` (a box's text) and written in the first of them, the others empty. Returns whether
+    any row changed."""
+    spans: dict[int, tuple[int, int]] = {}
+    for middle, first, last in prose:
+        rows = [n for n in range(len(extract)) if row_of[n] <= middle < row_of[n + 1]]
+        if rows and last < len(extract[rows[0]]):
+            a, b = spans.get(rows[0], (first, last))
+            spans[rows[0]] = (min(a, first), max(b, last))
+    for n, (first, last) in spans.items():
+        text = read((bounds[first], row_of[n], bounds[last + 1], row_of[n + 1]))
+        extract[n][first : last + 1] = [text] + [""] * (last - first)
+    return bool(spans)
+
+
+__all__ = [
+    "LABEL_WORDS",
+    "PROSE_GAP",
+    "Label",
+    "cut_under",
+    "join_prose",
+    "place_labels",
+    "prose_across",
+    "spanning_labels",
+]

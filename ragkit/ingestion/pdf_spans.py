@@ -12,12 +12,20 @@ layout parser uses.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
 from ragkit.ingestion.pdf_headers import Line, header_cuts
 from ragkit.ingestion.pdf_picture import picture_text
-from ragkit.ingestion.pdf_spanning import Label, cut_under, place_labels, spanning_labels
+from ragkit.ingestion.pdf_spanning import (
+    Label,
+    cut_under,
+    join_prose,
+    place_labels,
+    prose_across,
+    spanning_labels,
+)
 
 #: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
 #: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
@@ -302,6 +310,7 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
 
     grid = tab_dict.get("table_grid")
     labels: list[Label] = []
+    prose: list[tuple[float, int, int]] = []
     if grid is not None and table_blocks:
         x0, y0, x1, y1 = tab_dict["group_bbox"]
         fixed = uncut_columns(list(grid.v_lines), x0, _words_in(table_blocks, (x0, y0, x1, y1)))
@@ -319,6 +328,7 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
         rows = header_cuts(cuts, lines)
         bounds = [x0, *(x0 + v for v in fixed), x1]
         labels = spanning_labels(bounds, rows, lines, lambda k: _words(held[k][1]))
+        prose = prose_across(bounds, lines, lambda k: _words(held[k][1]))
         rows = cut_under(rows, labels, lines) if labels else rows
         if fixed != list(grid.v_lines) or rows != cuts:
             grid = copy.copy(grid)
@@ -326,9 +336,11 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
             grid.h_lines = [c - y0 for c in rows]
             tab_dict = {**tab_dict, "table_grid": grid}
     details = _ENGINE_TABLE_DETAILS(tab_dict, table_blocks)  # type: ignore[misc]
-    if labels and details.extract:
+    if (labels or prose) and details.extract:
         tops = [tab_dict["group_bbox"][1], *(tab_dict["group_bbox"][1] + h for h in grid.h_lines)]
-        if place_labels(details.extract, [*tops, tab_dict["group_bbox"][3]], labels):
+        row_of = [*tops, tab_dict["group_bbox"][3]]
+        placed = bool(labels) and place_labels(details.extract, row_of, labels)
+        if join_prose(details.extract, row_of, bounds, prose, partial(cell_text, table_blocks)) or placed:
             from pymupdf4llm.helpers import utils
 
             # a row the cut under a label left empty (the label's row held nothing else) is no row

@@ -4,11 +4,13 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pymupdf
 
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.pdf_headers import Line
-from ragkit.ingestion.pdf_spanning import cut_under, place_labels, spanning_labels
+from ragkit.ingestion.pdf_spanning import cut_under, join_prose, place_labels, prose_across, spanning_labels
 
 ROWS = [
     ("Product", "$17,136", "$13,217", "$63,946", "$64,773"),
@@ -96,3 +98,52 @@ def test_a_cell_wrapped_inside_its_column_or_a_header_without_figures_is_no_labe
     assert (
         spanning_labels(BOUNDS, [123.0], lines, dict(enumerate(w for _, w in words_only)).__getitem__) == []
     )
+
+
+DECLARATION = "Under penalties of perjury, I declare that I have examined this return"
+BOUNDS = [72.0, 160.0, 400.0, 540.0]  # a form's columns, from the rules of the boxes below
+
+
+def _spaced_words(text: str, x0: float, space: float = 2.5, letter: float = 4.5) -> list[tuple[float, float]]:
+    out, x = [], x0
+    for w in text.split():
+        out.append((x, x + letter * len(w)))
+        x += letter * len(w) + space
+    return out
+
+
+def _prose_line(text: str, x0: float, y0: float) -> tuple[Line, list[tuple[float, float]]]:
+    words = _spaced_words(text, x0)
+    return Line(x0, y0, words[-1][1], y0 + 10, 9.0, text), words
+
+
+def test_a_line_of_prose_a_column_boundary_cuts_between_words_is_one_cell():
+    """The 1040's declaration: the boundary at x=160 (from the boxes below) fell between "Under" and
+    "penalties", and the row read "Under they | penalties of perjury … belief, are true" (the second
+    line's first word in the first cell)."""
+    line, words = _prose_line(DECLARATION, 136.0, 100.0)
+    assert any(b < 160 < a for (_, b), (a, _) in pairwise(words))  # between two words
+    prose = prose_across(BOUNDS, [line], lambda k: words)
+    assert prose == [(105.0, 0, 2)]
+    extract = [["Sign Here", "Under they", "penalties of perjury …"], ["1", "Wages", "1,200"]]
+    boxes = []
+
+    def read(box):
+        boxes.append(box)
+        return DECLARATION
+
+    assert join_prose(extract, [95.0, 130.0, 160.0], BOUNDS, prose, read)
+    assert extract == [[DECLARATION, "", ""], ["1", "Wages", "1,200"]]
+    assert boxes == [(72.0, 95.0, 540.0, 130.0)]
+
+
+def test_cells_a_gutter_parts_and_short_labels_stay_apart():
+    """A row's cells that a column's gutter parts are not prose, however many words the line has; a
+    short label is the header's business (spanning_labels), not this."""
+    label, words = _prose_line("Net cash provided by operating activities", 164.0, 100.0)
+    words = [*words, (410.0, 440.0)]  # its figure, "12,345", in the next column, past a gutter
+    wide = label._replace(x1=440.0, text=label.text + " 12,345")
+    assert prose_across(BOUNDS, [wide], lambda k: words) == []
+    short, few = _prose_line("Your first name and initial", 140.0, 120.0)
+    assert prose_across(BOUNDS, [short], lambda k: few) == []
+    assert not join_prose([["a", "b", "c"]], [0.0, 10.0], BOUNDS, [], lambda box: "x")
