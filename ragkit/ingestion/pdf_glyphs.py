@@ -82,3 +82,28 @@ def subscripts_inline(chars: list[dict[str, Any]]) -> int:
             c["doctop"] += shift
         n += 1
     return n
+
+
+#: within this share of the font size, two glyph edges meet (a space between them has no room)
+NO_ROOM = 0.05
+
+
+def no_room(before_x1: float, space: tuple[float, float], after_x0: float, size: float) -> bool:
+    """Whether a space character (its x0, x1) between two glyphs takes no room on the page: the glyphs
+    each side of it meet, and it has no room of its own (the next glyph starts where it starts, or it ends
+    inside the glyph before it). A form writes "15", " ", "a" with the "a" set back over the space."""
+    near = NO_ROOM * size
+    meet = after_x0 - before_x1 <= near
+    return meet and (after_x0 <= space[0] + near or space[1] <= before_x1 + near)
+
+
+def roomless_spaces(chars: list[dict[str, Any]]) -> set[int]:
+    """The ``id`` of each space among ``chars`` (pdfplumber's, in the order the page writes them) that
+    takes no room (:func:`no_room`) between two letters or digits on its line."""
+    out = set()
+    for a, s, z in zip(chars, chars[1:], chars[2:], strict=False):
+        if s["text"] != " " or not (a["text"].isalnum() and z["text"].isalnum()):
+            continue
+        if abs(a["top"] - z["top"]) <= _SLACK and no_room(a["x1"], (s["x0"], s["x1"]), z["x0"], s["size"]):
+            out.add(id(s))
+    return out

@@ -20,6 +20,7 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
+from ragkit.ingestion.pdf_glyphs import no_room
 from ragkit.ingestion.pdf_spans import horizontal
 
 #: the narrowest gap taken for a squeezed word space, in em (the tightest seen: 0.11 em)
@@ -102,10 +103,6 @@ def respace(page: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
-#: within this share of the font size, two glyph edges meet (a space between them has no room)
-NO_ROOM = 0.05
-
-
 def unspace(page: dict[str, Any]) -> dict[str, Any]:
     """Drop each space character that takes no room on the page between two letters or digits (a RAWDICT
     result, changed in place and returned)."""
@@ -121,10 +118,7 @@ def unspace(page: dict[str, Any]) -> dict[str, Any]:
             a, z = chars[k - 1][2], chars[k + 1][2]
             if c["c"] != " " or not (a["c"].isalnum() and z["c"].isalnum()):
                 continue
-            near = NO_ROOM * size
-            touching = z["bbox"][0] - a["bbox"][2] <= near
-            roomless = z["bbox"][0] <= c["bbox"][0] + near or c["bbox"][2] <= a["bbox"][2] + near
-            if touching and roomless:
+            if no_room(a["bbox"][2], (c["bbox"][0], c["bbox"][2]), z["bbox"][0], size):
                 gone.append((si, ci))
         for si, ci in reversed(gone):
             del line["spans"][si]["chars"][ci]

@@ -162,3 +162,35 @@ def test_a_space_that_takes_no_room_is_not_read(parser):
     text = "\n".join(p.text for p in doc.pages)
     assert "Line 15a IRA distributions" in text
     assert "Line 16 a has a real space" in text
+
+
+def _ruled_table_with_roomless_space() -> bytes:
+    """A ruled table (read by pdfplumber) whose head cell writes "Defi", a space and "cit" set back over
+    the space ("Surplus/Deficit" on the page, "Surplus/Defi cit" in the text layer)."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "x", fontname="helv", fontsize=10)  # the font, in the page's resources
+    xref = page.get_contents()[0]
+    rows = [(b"[(Surplus/Defi ) 278 (cit)] TJ", b"(Production) Tj"), (b"(Cuttack) Tj", b"(3.81) Tj"),
+            (b"(Jajpur) Tj", b"(2.17) Tj"), (b"(Balasore) Tj", b"(3.64) Tj")]  # fmt: skip
+    stream = b""
+    for k, (left, right) in enumerate(rows):
+        y = 700 - 24 * k
+        stream += b"BT /helv 10 Tf 80 %d Td %s ET\nBT /helv 10 Tf 260 %d Td %s ET\n" % (y, left, y, right)
+    for k in range(len(rows) + 1):
+        y = 716 - 24 * k
+        stream += b"72 %d m 400 %d l S\n" % (y, y)
+    for x in (72, 250, 400):
+        stream += b"%d 716 m %d %d l S\n" % (x, x, 716 - 24 * len(rows))
+    doc.update_stream(xref, stream)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_ruled_cells_space_that_takes_no_room_is_not_read(parser):
+    doc = parse_bytes(
+        "agstat.pdf", _ruled_table_with_roomless_space(), settings=ParseSettings(pdf_parser=parser)
+    )
+    text = "\n".join(p.text for p in doc.pages)
+    assert "| Surplus/Deficit | Production |" in text
+    assert "| Cuttack | 3.81 |" in text
