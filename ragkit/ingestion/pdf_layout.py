@@ -18,12 +18,12 @@ from ragkit.ingestion.hyphenation import _Hyphenation
 from ragkit.ingestion.limits import Budget, check_page_streams, too_big_to_render
 from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr_boxes import inside, share_inside
-from ragkit.ingestion.pdf_checkboxes import grid_edits
+from ragkit.ingestion.pdf_apart import read_apart
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_footnotes import NOTE_MARK, footnotes_found
 from ragkit.ingestion.pdf_hidden import painted_over
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
-from ragkit.ingestion.pdf_turned import turned_part_edits, upright
+from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.tables import count_markdown_tables
 from ragkit.ingestion.wrapped_rows import join_wrapped_markdown
 
@@ -329,25 +329,8 @@ def drop_running_margins(
     return out
 
 
-def read_apart(pg: LayoutPage, page: Any, edits: list[tuple[int, int, str]], replaced: set[int]) -> None:
-    """Add to ``edits`` (and ``replaced``) each box of ``pg`` that is a grid of check-box items (the
-    engine reads one as a table, or as a paragraph of its lines run together), read as list items
-    (:mod:`ragkit.ingestion.pdf_checkboxes`); and the reading of a table set sideways in one part of the
-    page, from an upright copy of that part (:mod:`ragkit.ingestion.pdf_turned`), for its boxes."""
-    kinds = ("table", "text", "list-item")
-    mine = [
-        (a, b, box)
-        for (a, b, box), c in zip(pg.boxes, pg.classes, strict=True)
-        if c in kinds and a not in replaced
-    ]
-    found = [
-        (*mine[k][:2], f"{items}\n\n" if items else "") for k, items in grid_edits(page, [x[2] for x in mine])
-    ]
-    taken = replaced | {a for a, _, _ in found}
-    rest = [(a, b, box) for a, b, box in pg.boxes if a not in taken]
-    for a, b, text in [*found, *turned_part_edits(rest, page, lambda p: layout_page(p).text)]:
-        edits.append((a, b, text))
-        replaced.add(a)
+def _layout_text(page: Any) -> str:
+    return layout_page(page).text
 
 
 def parse_layout_pages(
@@ -375,7 +358,7 @@ def parse_layout_pages(
                 typed.append(numbered is None and typewritten(page))
                 found = plumber.tables(i, page) if numbered is None and not turned else []
                 edits.append(ruled_tables(laid[-1], found, page))
-                read_apart(laid[-1], page, *edits[-1])
+                read_apart([*laid[-1].boxes], [*laid[-1].classes], page, *edits[-1], _layout_text)
             budget.add_text(len(laid[-1].text))
             if progress:
                 progress(i + 1, doc.page_count)

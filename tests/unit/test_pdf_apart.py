@@ -1,0 +1,37 @@
+"""Two columns' short strips the layout engine took for one text box (issue 39, the 1040NR booklet's
+page 14): it wrote their lines across the gutter ("July 1, 1986, and you used this method November 18,
+1996, and both of the last year to figure …"); they are read strip by strip."""
+
+from __future__ import annotations
+
+import pymupdf
+
+from ragkit.ingestion.pdf_apart import strips
+
+LEFT = ("July 1, 1986, and you used this method", "last year to figure the taxable part, or",
+        "(b) your annuity starting date was after")  # fmt: skip
+RIGHT = ("November 18, 1996, and both of the", "following apply.")
+
+
+def _page(left: tuple[str, ...], right: tuple[str, ...], right_x: float = 250.0) -> pymupdf.Page:
+    page = pymupdf.open().new_page(width=612, height=792)
+    for k, text in enumerate(left):
+        page.insert_text((40, 60 + 11 * k), text, fontsize=9)
+    for k, text in enumerate(right):
+        page.insert_text((right_x, 60 + 11 * k), text, fontsize=9)
+    return page
+
+
+def test_two_strips_side_by_side_read_one_after_the_other():
+    text = strips(_page(LEFT, RIGHT), (30, 45, 450, 100))
+    assert text == " ".join(LEFT + RIGHT)
+
+
+def test_one_column_a_label_beside_its_value_and_a_lone_line_are_left_to_the_engine():
+    assert strips(_page(LEFT + RIGHT, ()), (30, 45, 450, 120)) is None  # one column
+    labels = ("Total pension or annuity received", "Cost in the plan at the start", "Months of payments")
+    assert strips(_page(labels, ("12,000", "3,400", "24")), (30, 45, 450, 100)) is None  # label and value
+    assert strips(_page(LEFT, RIGHT[:1]), (30, 45, 450, 100)) is None  # one row beside: no two strips
+    # the strips closer than a column's gutter (8 pt, under 1.5 font sizes): a wide space, not a gutter
+    near = 40 + max(pymupdf.get_text_length(t, fontsize=9) for t in LEFT) + 8
+    assert strips(_page(LEFT, RIGHT, right_x=near), (30, 45, 450, 100)) is None
