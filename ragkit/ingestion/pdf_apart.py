@@ -63,10 +63,55 @@ def strips(page: Any, box: tuple[float, float, float, float]) -> str | None:
     words = [sum(len(t.split()) for _, t in side) / len(side) for side in (left, right) if side]
     if rows < ROWS or len(words) < 2 or min(words) < PROSE_WORDS:
         return None
+    return _run_together([t for _, t in [*left, *right]])
+
+
+#: a side label's text is set at most this share of the paragraph's size (the icon's "CAUTION")
+LABEL_SIZE = 0.7
+
+
+def _run_together(lines: list[str]) -> str:
     text = ""
-    for _, t in [*left, *right]:
+    for t in lines:
         text += ("\n" if line_end_hyphen(text) else " " if text else "") + t
     return text
+
+
+def side_label(page: Any, box: tuple[float, float, float, float]) -> str | None:
+    """The text of a paragraph whose box holds an icon's label set beside its first lines (the 1040NR
+    booklet's caution sign: a "!" and "CAUTION" in 4.8-pt type, left of the indented lines), the label
+    first, then the paragraph's lines whole; None for any other box. The engine wrote the label's words
+    into the lines beside them ("At the time these instructions ! went to print, Congress was CAUTION
+    considering …"). A label's lines are short (two words at most), beside a line of the paragraph, and
+    small type (at most :data:`LABEL_SIZE` of the paragraph's) or a lone sign, one of them small; one of
+    them stands beside a line after the paragraph's first (a footnote's mark before its first line is
+    written first already)."""
+    lines = _lines(page, box)
+    if len(lines) < 2:
+        return None
+    body = sorted(s for _, s, _ in lines)[len(lines) // 2]
+
+    top = min(b[1] for b, s, _ in lines if s == body)
+
+    def beside(b: tuple[float, ...], below: float = float("-inf")) -> bool:  # a paragraph line to its right
+        middle = (b[1] + b[3]) / 2
+        return any(
+            m[0] >= b[2] + 2 and m[1] <= middle <= m[3] and m[1] > below for m, s, _ in lines if s == body
+        )
+
+    def label(b: tuple[float, ...], size: float, text: str) -> bool:
+        small = size <= LABEL_SIZE * body or (len(text) == 1 and not text.isalnum())
+        return small and beside(b) and len(text.split()) <= 2
+
+    side = [k for k, line in enumerate(lines) if label(*line)]
+    # beside a line after the paragraph's first: else the engine wrote it first already
+    if not any(beside(lines[k][0], top + 0.5 * body) for k in side):
+        return None
+    if not any(lines[k][1] <= LABEL_SIZE * body for k in side):
+        return None
+    rest = sorted((b[1], b[0], t) for k, (b, _, t) in enumerate(lines) if k not in side)
+    icon = " ".join(t for _, _, t in sorted((lines[k][0][1], lines[k][0][0], lines[k][2]) for k in side))
+    return f"{icon}\n\n{_run_together([t for *_, t in rest])}"
 
 
 def read_apart(
@@ -90,11 +135,12 @@ def read_apart(
     found += turned_part_edits([x for x in boxes if x[0] not in taken], page, read)
     taken |= {a for a, _, _ in found}
     for (a, b, box), kind in zip(boxes, classes, strict=True):
-        if kind == "text" and b > a and a not in taken and (text := strips(page, box)) is not None:
+        mine = kind == "text" and b > a and a not in taken
+        if mine and (text := strips(page, box) or side_label(page, box)) is not None:
             found.append((a, b, f"{text}\n\n"))
     for a, b, text in found:
         edits.append((a, b, text))
         replaced.add(a)
 
 
-__all__ = ["GUTTER", "PROSE_WORDS", "ROWS", "read_apart", "strips"]
+__all__ = ["GUTTER", "LABEL_SIZE", "PROSE_WORDS", "ROWS", "read_apart", "side_label", "strips"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from ragkit.ingestion.pdf_apart import strips
+from ragkit.ingestion.pdf_apart import side_label, strips
 
 LEFT = ("July 1, 1986, and you used this method", "last year to figure the taxable part, or",
         "(b) your annuity starting date was after")  # fmt: skip
@@ -35,3 +35,33 @@ def test_one_column_a_label_beside_its_value_and_a_lone_line_are_left_to_the_eng
     # the strips closer than a column's gutter (8 pt, under 1.5 font sizes): a wide space, not a gutter
     near = 40 + max(pymupdf.get_text_length(t, fontsize=9) for t in LEFT) + 8
     assert strips(_page(LEFT, RIGHT, right_x=near), (30, 45, 450, 100)) is None
+
+
+BODY = ("At the time these instructions", "went to print, Congress was", "considering legislation that")
+
+
+def _caution(mark_x: float = 44.0, label: str = "CAUTION", size: float = 4.8) -> pymupdf.Page:
+    """The booklet's caution sign: a "!" over "CAUTION" in tiny type, beside the paragraph's lines."""
+    page = pymupdf.open().new_page(width=612, height=792)
+    for k, text in enumerate(BODY):
+        page.insert_text((73, 380 + 10 * k), text, fontsize=9.5)
+    page.insert_text((mark_x + 9, 393), "!", fontsize=16.9)
+    page.insert_text((mark_x, 399), label, fontsize=size)
+    page.insert_text((42, 410), "would increase the amounts above.", fontsize=9.5)
+    return page
+
+
+def test_an_icons_label_beside_a_paragraph_goes_before_it_not_into_its_lines():
+    assert (
+        side_label(_caution(), (40, 370, 215, 415))
+        == f"! CAUTION\n\n{' '.join(BODY)} would increase the amounts above."
+    )
+
+
+def test_a_paragraph_without_a_small_label_beside_its_later_lines_is_left_to_the_engine():
+    assert side_label(_caution(size=9.5), (40, 370, 215, 415)) is None  # not small: the paragraph's own
+    page = pymupdf.open().new_page(width=612, height=792)
+    page.insert_text((30, 380), "1", fontsize=5)  # a footnote's mark, beside its first line only
+    for k, text in enumerate(BODY):
+        page.insert_text((46, 380 + 10 * k), text, fontsize=9.5)
+    assert side_label(page, (28, 370, 215, 405)) is None
