@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ragkit.ingestion.pdf_headers import HEADER_ROWS, Line, figures
+from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
 #: the rest of a label stands this many font sizes under the line above it at most
 UNDER = 0.6
@@ -114,7 +115,8 @@ def cut_under(cuts: list[float], labels: list[Label], lines: list[Line]) -> list
 
 def place_labels(extract: list[list[str]], row_of: list[float], labels: list[Label]) -> bool:
     """Write each label once, in the first column it spans of the row holding it (``row_of``: the y of
-    each row's top and, last, the table's foot), its other columns empty. Returns whether any was placed."""
+    each row's top and, last, the table's foot), its other columns empty, and keep whole the heads beside
+    it that the cut under it split (:func:`keep_whole`). Returns whether any row changed."""
     placed = False
     for lab in labels:
         middle = (lab.y0 + lab.y1) / 2
@@ -124,7 +126,26 @@ def place_labels(extract: list[list[str]], row_of: list[float], labels: list[Lab
         row = extract[rows[0]]
         row[lab.first : lab.last + 1] = [lab.text] + [""] * (lab.last - lab.first)
         placed = True
-    return placed
+    return keep_whole(extract, row_of, labels) or placed
+
+
+def keep_whole(extract: list[list[str]], row_of: list[float], labels: list[Label]) -> bool:
+    """Put back together a cell the cut under a label split (:func:`cut_under`): a head in another column
+    that spans both levels and wraps across the cut ("IF the age at" | "annuity starting date (see page
+    13) was . . ." beside "AND your annuity starting date was—" over its two years' heads) is written
+    whole in the label's row, as a spanning head is, its lower part left empty. Returns whether any was."""
+    changed = False
+    for lab in labels:
+        middle = (lab.y0 + lab.y1) / 2
+        rows = [n for n in range(len(extract) - 1) if row_of[n] <= middle < row_of[n + 1]]
+        if not rows:
+            continue
+        up, down = extract[rows[0]], extract[rows[0] + 1]
+        for c in range(min(len(up), len(down))):
+            if not lab.first <= c <= lab.last and up[c] and down[c] and goes_on(up[c], down[c]):
+                up[c], down[c] = join_cell(up[c], down[c]), ""
+                changed = True
+    return changed
 
 
 #: a line of prose a boundary cuts has its words there at most this many font sizes apart (a word space,
@@ -186,6 +207,7 @@ __all__ = [
     "Label",
     "cut_under",
     "join_prose",
+    "keep_whole",
     "place_labels",
     "prose_across",
     "spanning_labels",

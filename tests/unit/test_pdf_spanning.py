@@ -10,7 +10,14 @@ import pymupdf
 
 from ragkit.ingestion.parse import parse_bytes
 from ragkit.ingestion.pdf_headers import Line
-from ragkit.ingestion.pdf_spanning import cut_under, join_prose, place_labels, prose_across, spanning_labels
+from ragkit.ingestion.pdf_spanning import (
+    Label,
+    cut_under,
+    join_prose,
+    place_labels,
+    prose_across,
+    spanning_labels,
+)
 
 ROWS = [
     ("Product", "$17,136", "$13,217", "$63,946", "$64,773"),
@@ -147,3 +154,36 @@ def test_cells_a_gutter_parts_and_short_labels_stay_apart():
     short, few = _prose_line("Your first name and initial", 140.0, 120.0)
     assert prose_across(BOUNDS, [short], lambda k: few) == []
     assert not join_prose([["a", "b", "c"]], [0.0, 10.0], BOUNDS, [], lambda box: "x")
+
+
+def test_a_head_beside_a_label_that_wraps_across_the_cut_under_it_stays_whole():
+    """The 1040NR booklet's Table 1: the cut under "AND your annuity starting date was—" (over its two
+    years' heads) split the left head, "IF the age at" | "annuity starting date (see page 13) was . . .";
+    it is written whole in the label's row, as a head spanning both levels is."""
+    label = Label(150.0, 100.0, 400.0, 110.0, "AND your annuity starting date was—", 1, 2)
+    extract = [
+        ["IF the age at", "", ""],
+        [
+            "annuity starting date (see page 13) was . . .",
+            "before November 19, 1996",
+            "after November 18, 1996",
+        ],
+        ["55 or under", "300", "360"],
+    ]
+    assert place_labels(extract, [95.0, 112.0, 140.0, 160.0], [label])
+    assert extract == [
+        [
+            "IF the age at annuity starting date (see page 13) was . . .",
+            "AND your annuity starting date was—",
+            "",
+        ],
+        ["", "before November 19, 1996", "after November 18, 1996"],
+        ["55 or under", "300", "360"],
+    ]
+
+
+def test_a_row_label_under_a_unit_beside_a_label_stays_in_its_row():
+    label = Label(150.0, 100.0, 400.0, 110.0, "Three Months Ended June 30,", 1, 2)
+    extract = [["(In millions)", "", ""], ["Revenue", "2025", "2024"]]
+    place_labels(extract, [95.0, 112.0, 140.0], [label])
+    assert extract == [["(In millions)", "Three Months Ended June 30,", ""], ["Revenue", "2025", "2024"]]
