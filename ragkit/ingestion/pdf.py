@@ -194,7 +194,7 @@ def _plain_pages(
     for i, (raw_blocks, page_tables, width) in enumerate(raw_pages):
         blocks = [Block(b[0], b[1], b[2], b[3], words.join_lines(b[4])) for b in raw_blocks]
         blocks = _replace_table_regions(blocks, page_tables)
-        text = "\n\n".join(b.text for b in reading_order(blocks, width))
+        text = "\n\n".join(b.text for b in reading_order(stacked(blocks), width))
         pages.append(Page(number=i + 1, text=text, tables=len(page_tables)))
     return pages
 
@@ -233,6 +233,39 @@ def _replace_table_regions(blocks: list[Block], tables: list[Block]) -> list[Blo
 
     kept = [b for b in blocks if not any(covers(t, b) for t in tables)]
     return kept + tables
+
+
+#: a short block (a line of a few words) set under another this much into its box is the same head's
+#: next line, not the next row (a table head's lines are set closer than its rows)
+STACKED = 0.25
+_HEAD_WORDS = 3
+
+
+def stacked(blocks: list[Block]) -> list[Block]:
+    """Join each short one-line block set right under another (its top this share of the upper's height
+    inside the upper's box, their widths overlapping by half the narrower) to it: a statement's column
+    head "April 1," over "2023" was read in the page's row order, the dates' row before the years', and
+    "March 26," ran on into "2023", a date the page does not print."""
+
+    def short(b: Block) -> bool:
+        return "\n" not in b.text.strip() and len(b.text.split()) <= _HEAD_WORDS
+
+    out = sorted(blocks, key=lambda b: (b.y0, b.x0))
+    k = 0
+    while k < len(out):
+        a = out[k]
+        under = [
+            j for j, b in enumerate(out) if j != k and short(a) and short(b) and a.y0 < b.y0
+            and b.y0 <= a.y1 - STACKED * (a.y1 - a.y0)
+            and min(a.x1, b.x1) - max(a.x0, b.x0) >= 0.5 * min(a.x1 - a.x0, b.x1 - b.x0)
+        ]  # fmt: skip
+        if len(under) == 1:
+            b = out.pop(under[0])
+            text = f"{a.text.strip()}\n{b.text.strip()}"
+            out[out.index(a)] = Block(min(a.x0, b.x0), a.y0, max(a.x1, b.x1), max(a.y1, b.y1), text)
+        else:
+            k += 1
+    return out
 
 
 def reading_order(blocks: list[Block], page_width: float) -> list[Block]:
