@@ -1,6 +1,6 @@
 """Boxes the layout engine misread, read apart: a grid of check-box items (:mod:`pdf_checkboxes`), a
-table set sideways in one part of the page (:mod:`pdf_turned`), and a text box drawn across two
-columns' short strips, read one column after the other.
+table set sideways in one part of the page (:mod:`pdf_turned`), a text box drawn across two columns'
+short strips, read one column after the other, and a paragraph with an icon's label beside it.
 
 The 1040NR booklet's page 14 opens with the ends of two columns' paragraphs, three lines on the left and
 two on the right, set side by side. The engine took them for one text box and wrote its lines across
@@ -8,7 +8,8 @@ the gutter, row by row: "July 1, 1986, and you used this method November 18, 199
 last year to figure the taxable part, or following apply." Where every line of a text box stands wholly
 on one side of one gutter (white, at least :data:`GUTTER` font sizes wide, that no line crosses), with
 lines of prose on both sides in :data:`ROWS` rows or more, the box is read as the reader reads it: the
-left strip, then the right one.
+left strip, then the right one. An icon's label beside a paragraph (the booklet's caution sign) goes
+before the paragraph, not into its lines (:func:`side_label`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,13 @@ GUTTER = 1.5
 ROWS = 2
 #: words a line has on average on each side: prose, not a table's label and value
 PROSE_WORDS = 4.0
+#: a side label's text is set at most this share of the paragraph's size (the icon's "CAUTION")
+LABEL_SIZE = 0.7
+
+Lines = list[tuple[tuple[float, ...], float, str]]
 
 
-def _lines(page: Any, box: tuple[float, float, float, float]) -> list[tuple[tuple[float, ...], float, str]]:
+def text_lines(page: Any, box: tuple[float, float, float, float]) -> Lines:
     """The horizontal text lines of ``page`` inside ``box``: (bbox, font size, text)."""
     import pymupdf
 
@@ -41,10 +46,9 @@ def _lines(page: Any, box: tuple[float, float, float, float]) -> list[tuple[tupl
     return out
 
 
-def strips(page: Any, box: tuple[float, float, float, float]) -> str | None:
-    """The text of the box as its left strip then its right one, when it is two strips side by side (see
-    the module's rule); None for any other box."""
-    lines = _lines(page, box)
+def strips(lines: Lines) -> str | None:
+    """The text of a box's ``lines`` (:func:`text_lines`) as its left strip then its right one, when it
+    is two strips side by side (see the module's rule); None for any other box."""
     if len(lines) < 2 * ROWS:
         return None
     size = sorted(s for _, s, _ in lines)[len(lines) // 2]
@@ -66,10 +70,6 @@ def strips(page: Any, box: tuple[float, float, float, float]) -> str | None:
     return _run_together([t for _, t in [*left, *right]])
 
 
-#: a side label's text is set at most this share of the paragraph's size (the icon's "CAUTION")
-LABEL_SIZE = 0.7
-
-
 def _run_together(lines: list[str]) -> str:
     text = ""
     for t in lines:
@@ -77,20 +77,18 @@ def _run_together(lines: list[str]) -> str:
     return text
 
 
-def side_label(page: Any, box: tuple[float, float, float, float]) -> str | None:
-    """The text of a paragraph whose box holds an icon's label set beside its first lines (the 1040NR
-    booklet's caution sign: a "!" and "CAUTION" in 4.8-pt type, left of the indented lines), the label
-    first, then the paragraph's lines whole; None for any other box. The engine wrote the label's words
-    into the lines beside them ("At the time these instructions ! went to print, Congress was CAUTION
-    considering …"). A label's lines are short (two words at most), beside a line of the paragraph, and
-    small type (at most :data:`LABEL_SIZE` of the paragraph's) or a lone sign, one of them small; one of
-    them stands beside a line after the paragraph's first (a footnote's mark before its first line is
-    written first already)."""
-    lines = _lines(page, box)
+def side_label(lines: Lines) -> str | None:
+    """The text of a paragraph (its box's ``lines``, :func:`text_lines`) whose box holds an icon's label
+    beside its lines (the 1040NR booklet's caution sign: a "!" and "CAUTION" in 4.8-pt type, left of the
+    indented lines), the label first, then the paragraph's lines whole; None for any other box. The
+    engine wrote the label's words into the lines beside them ("At the time these instructions ! went to
+    print, Congress was CAUTION considering …"). A label's lines are short (two words at most), beside a
+    line of the paragraph, and small type (at most :data:`LABEL_SIZE` of the paragraph's) or a lone
+    sign, one of them small; one of them stands beside a line after the paragraph's first (a footnote's
+    mark before its first line is written first already)."""
     if len(lines) < 2:
         return None
     body = sorted(s for _, s, _ in lines)[len(lines) // 2]
-
     top = min(b[1] for b, s, _ in lines if s == body)
 
     def beside(b: tuple[float, ...], below: float = float("-inf")) -> bool:  # a paragraph line to its right
@@ -125,7 +123,8 @@ def read_apart(
     """Add to ``edits`` (and ``replaced``) the layout ``boxes`` (start, stop, bbox; ``classes``: each one's
     class) read apart: each grid of check-box items (the engine reads one as a table, or as a paragraph
     of its lines run together) as list items; the boxes of a table set sideways in one part of the page,
-    from an upright copy of that part that ``read`` reads; each text box of two strips, strip by strip."""
+    from an upright copy of that part that ``read`` reads; each text box of two strips, strip by strip,
+    and each with an icon's label beside it, the label first."""
     kinds = ("table", "text", "list-item")
     listed = zip(boxes, classes, strict=True)
     mine = [(a, b, box) for (a, b, box), c in listed if c in kinds and a not in replaced]
@@ -135,12 +134,14 @@ def read_apart(
     found += turned_part_edits([x for x in boxes if x[0] not in taken], page, read)
     taken |= {a for a, _, _ in found}
     for (a, b, box), kind in zip(boxes, classes, strict=True):
-        mine = kind == "text" and b > a and a not in taken
-        if mine and (text := strips(page, box) or side_label(page, box)) is not None:
+        if kind != "text" or b <= a or a in taken:
+            continue
+        lines = text_lines(page, box)
+        if (text := strips(lines) or side_label(lines)) is not None:
             found.append((a, b, f"{text}\n\n"))
     for a, b, text in found:
         edits.append((a, b, text))
         replaced.add(a)
 
 
-__all__ = ["GUTTER", "LABEL_SIZE", "PROSE_WORDS", "ROWS", "read_apart", "side_label", "strips"]
+__all__ = ["GUTTER", "LABEL_SIZE", "PROSE_WORDS", "ROWS", "read_apart", "side_label", "strips", "text_lines"]

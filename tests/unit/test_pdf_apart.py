@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pymupdf
 
-from ragkit.ingestion.pdf_apart import side_label, strips
+from ragkit.ingestion.pdf_apart import side_label, strips, text_lines
 
 LEFT = ("July 1, 1986, and you used this method", "last year to figure the taxable part, or",
         "(b) your annuity starting date was after")  # fmt: skip
@@ -22,19 +22,27 @@ def _page(left: tuple[str, ...], right: tuple[str, ...], right_x: float = 250.0)
     return page
 
 
+def _strips(page: pymupdf.Page) -> str | None:
+    return strips(text_lines(page, (30, 45, 450, 120)))
+
+
+def _label(page: pymupdf.Page) -> str | None:
+    return side_label(text_lines(page, (40, 370, 215, 415)))
+
+
 def test_two_strips_side_by_side_read_one_after_the_other():
-    text = strips(_page(LEFT, RIGHT), (30, 45, 450, 100))
+    text = _strips(_page(LEFT, RIGHT))
     assert text == " ".join(LEFT + RIGHT)
 
 
 def test_one_column_a_label_beside_its_value_and_a_lone_line_are_left_to_the_engine():
-    assert strips(_page(LEFT + RIGHT, ()), (30, 45, 450, 120)) is None  # one column
+    assert _strips(_page(LEFT + RIGHT, ())) is None  # one column
     labels = ("Total pension or annuity received", "Cost in the plan at the start", "Months of payments")
-    assert strips(_page(labels, ("12,000", "3,400", "24")), (30, 45, 450, 100)) is None  # label and value
-    assert strips(_page(LEFT, RIGHT[:1]), (30, 45, 450, 100)) is None  # one row beside: no two strips
+    assert _strips(_page(labels, ("12,000", "3,400", "24"))) is None  # label and value
+    assert _strips(_page(LEFT, RIGHT[:1])) is None  # one row beside: no two strips
     # the strips closer than a column's gutter (8 pt, under 1.5 font sizes): a wide space, not a gutter
     near = 40 + max(pymupdf.get_text_length(t, fontsize=9) for t in LEFT) + 8
-    assert strips(_page(LEFT, RIGHT, right_x=near), (30, 45, 450, 100)) is None
+    assert _strips(_page(LEFT, RIGHT, right_x=near)) is None
 
 
 BODY = ("At the time these instructions", "went to print, Congress was", "considering legislation that")
@@ -52,16 +60,13 @@ def _caution(mark_x: float = 44.0, label: str = "CAUTION", size: float = 4.8) ->
 
 
 def test_an_icons_label_beside_a_paragraph_goes_before_it_not_into_its_lines():
-    assert (
-        side_label(_caution(), (40, 370, 215, 415))
-        == f"! CAUTION\n\n{' '.join(BODY)} would increase the amounts above."
-    )
+    assert _label(_caution()) == f"! CAUTION\n\n{' '.join(BODY)} would increase the amounts above."
 
 
 def test_a_paragraph_without_a_small_label_beside_its_later_lines_is_left_to_the_engine():
-    assert side_label(_caution(size=9.5), (40, 370, 215, 415)) is None  # not small: the paragraph's own
+    assert _label(_caution(size=9.5)) is None  # not small: the paragraph's own
     page = pymupdf.open().new_page(width=612, height=792)
     page.insert_text((30, 380), "1", fontsize=5)  # a footnote's mark, beside its first line only
     for k, text in enumerate(BODY):
         page.insert_text((46, 380 + 10 * k), text, fontsize=9.5)
-    assert side_label(page, (28, 370, 215, 405)) is None
+    assert side_label(text_lines(page, (28, 370, 215, 405))) is None
