@@ -6,8 +6,9 @@ words, and the layout engine read them into the notice's bullets ("…recapture 
 Revenue Service contribution of…"). A character is hidden when an opaque filled rectangle drawn after it
 (later in the page's drawing order: PyMuPDF's sequence numbers) holds its box. Hidden characters are
 removed from the page in memory before either parser reads it (a redaction of text only: drawings and
-images stay), unless a character that shows lies on one. A box drawn with transparency (a highlight)
-hides nothing; text that Tesseract's layer or a writer set invisible is not this module's.
+images stay); nothing is, on a page where that would take a character that shows too. A box drawn
+with transparency (a highlight) hides nothing; text that Tesseract's layer or a writer set invisible is
+not this module's.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ SLACK = 1.0
 LEAST_SIDE = 3.0
 #: opacity at or above this is opaque
 OPAQUE = 0.999
+#: the largest filled paths looked at on a page (a map or chart draws thousands of small ones after its
+#: labels; a box that hides text is large)
+MOST_BOXES = 500
+_CHUNK = 4096
 #: the part of a hidden character's box that is redacted: its middle, this share in from each side, so
 #: that a neighbour that shows, whose box only touches it, is not taken with it
 INSET = 0.25
@@ -86,17 +91,21 @@ def hidden_text(page: Any) -> tuple[list[Any], Counter[tuple[str, int, int]]]:
     seq, box, text = _chars(page)
     if not len(seq):
         return [], Counter()
+    covering = sorted(covering, key=lambda c: -c[1].get_area())[:MOST_BOXES]  # a map draws thousands
     cover = np.array([r for _, r in covering], dtype=np.float64).reshape(-1, 4)
     after = np.array([j for j, _ in covering], dtype=np.int64)
     solid = (box[:, 2] > box[:, 0]) & (box[:, 3] > box[:, 1])
-    held = (  # char k lies inside path j, drawn after it
-        (after[None, :] > seq[:, None])
-        & (cover[None, :, 0] - SLACK <= box[:, None, 0])
-        & (cover[None, :, 1] - SLACK <= box[:, None, 1])
-        & (cover[None, :, 2] + SLACK >= box[:, None, 2])
-        & (cover[None, :, 3] + SLACK >= box[:, None, 3])
-        & solid[:, None]
-    )
+    held = np.zeros((len(seq), len(after)), bool)  # char k lies inside path j, drawn after it
+    for at in range(0, len(seq), _CHUNK):  # a few MB at a time, whatever the page holds
+        b = box[at : at + _CHUNK, None, :]
+        held[at : at + _CHUNK] = (
+            (after[None, :] > seq[at : at + _CHUNK, None])
+            & (cover[None, :, 0] - SLACK <= b[..., 0])
+            & (cover[None, :, 1] - SLACK <= b[..., 1])
+            & (cover[None, :, 2] + SLACK >= b[..., 2])
+            & (cover[None, :, 3] + SLACK >= b[..., 3])
+            & solid[at : at + _CHUNK, None]
+        )
     if not held.any():
         return [], Counter()
     opaque = _opaque_boxes(page, {int(after[j]) for j in np.flatnonzero(held.any(axis=0))})
@@ -139,4 +148,13 @@ def painted_over(page: Any, index: int, warnings: list[str]) -> None:
         warnings.append(f"page {index + 1}: {n} characters painted over by a filled box left out")
 
 
-__all__ = ["INSET", "LEAST_SIDE", "OPAQUE", "SLACK", "drop_hidden_text", "hidden_text", "painted_over"]
+__all__ = [
+    "INSET",
+    "LEAST_SIDE",
+    "MOST_BOXES",
+    "OPAQUE",
+    "SLACK",
+    "drop_hidden_text",
+    "hidden_text",
+    "painted_over",
+]
