@@ -145,7 +145,9 @@ def drop_hidden_text(page: Any) -> int:
 def painted_over(page: Any, index: int, warnings: list[str]) -> None:
     """:func:`drop_hidden_text` on page ``index`` (0-based), saying so in ``warnings`` when it removed any."""
     if n := drop_hidden_text(page):
-        warnings.append(f"page {index + 1}: {n} characters painted over by a filled box left out")
+        warnings.append(
+            f"page {index + 1}: {n} character{'s' if n > 1 else ''} painted over by a filled box left out"
+        )
 
 
 __all__ = [

@@ -69,3 +69,13 @@ def test_hidden_text_under_words_that_show_is_left_rather_than_lose_them():
     page = pymupdf.open(stream=_page({"fill": (1, 1, 1)}, over=True), filetype="pdf")[0]
     assert drop_hidden_text(page) == 0
     assert fold(NOTICE[:34], True) in fold(page.get_text(), True)
+
+
+def test_the_report_says_what_was_left_out_page_by_page():
+    from ragkit.ingestion.pdf_hidden import painted_over
+
+    warnings: list[str] = []
+    painted_over(pymupdf.open(stream=_page({"fill": (1, 1, 1)}), filetype="pdf")[0], 0, warnings)
+    painted_over(pymupdf.open(stream=_page(None), filetype="pdf")[0], 1, warnings)
+    assert len(warnings) == 1 and warnings[0].startswith("page 1: ")
+    assert warnings[0].endswith(" characters painted over by a filled box left out")
