@@ -133,7 +133,9 @@ def keep_whole(extract: list[list[str]], row_of: list[float], labels: list[Label
     """Put back together a cell the cut under a label split (:func:`cut_under`): a head in another column
     that spans both levels and wraps across the cut ("IF the age at" | "annuity starting date (see page
     13) was . . ." beside "AND your annuity starting date was—" over its two years' heads) is written
-    whole in the label's row, as a spanning head is, its lower part left empty. Returns whether any was."""
+    whole in the label's row, as a spanning head is, its lower part left empty; only where it is the one
+    head beside the label's columns in the lower row (several there are a level of heads of their own,
+    "dev | test" beside "After Perturb"). Returns whether any was."""
     changed = False
     for lab in labels:
         middle = (lab.y0 + lab.y1) / 2
@@ -141,10 +143,11 @@ def keep_whole(extract: list[list[str]], row_of: list[float], labels: list[Label
         if not rows:
             continue
         up, down = extract[rows[0]], extract[rows[0] + 1]
-        for c in range(min(len(up), len(down))):
-            if not lab.first <= c <= lab.last and up[c] and down[c] and goes_on(up[c], down[c]):
-                up[c], down[c] = join_cell(up[c], down[c]), ""
-                changed = True
+        beside = [c for c in range(min(len(up), len(down))) if not lab.first <= c <= lab.last and down[c]]
+        # one head beside the label's columns: several are a level of heads of their own ("dev | test")
+        if len(beside) == 1 and up[c := beside[0]] and goes_on(up[c], down[c]):
+            up[c], down[c] = join_cell(up[c], down[c]), ""
+            changed = True
     return changed
 
 

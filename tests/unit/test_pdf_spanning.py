@@ -187,3 +187,26 @@ def test_a_row_label_under_a_unit_beside_a_label_stays_in_its_row():
     extract = [["(In millions)", "", ""], ["Revenue", "2025", "2024"]]
     place_labels(extract, [95.0, 112.0, 140.0], [label])
     assert extract == [["(In millions)", "Three Months Ended June 30,", ""], ["Revenue", "2025", "2024"]]
+
+
+def test_a_level_of_heads_beside_a_label_stays_in_its_row():
+    """TableFormer's Table 2 (practice6): beside "After Perturb" the lower row holds a level of heads of
+    its own ("dev | test | testsimple …"), under a label the engine cut in two ("Before" | "Perturb");
+    none of them is the rest of the cell above it."""
+    label = Label(300.0, 100.0, 500.0, 110.0, "After Perturb", 5, 7)
+    extract = [
+        ["", "", "Before", "Perturb", "", "", "", ""],
+        ["dev", "test", "testsimple", "testcomplex", "testsmall", "test", "testsimple", "testcomplex"],
+    ]
+    place_labels(extract, [95.0, 112.0, 140.0], [label])
+    assert extract[1] == [
+        "dev",
+        "test",
+        "testsimple",
+        "testcomplex",
+        "testsmall",
+        "test",
+        "testsimple",
+        "testcomplex",
+    ]
+    assert extract[0][2:4] == ["Before", "Perturb"]
