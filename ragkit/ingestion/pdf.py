@@ -255,16 +255,16 @@ def stacked(blocks: list[Block]) -> list[Block]:
     while k < len(out):
         a = out[k]
         under = [
-            j for j, b in enumerate(out) if j != k and short(a) and short(b) and a.y0 < b.y0
+            j for j, b in enumerate(out) if j != k and short(b) and a.y0 < b.y0
             and b.y0 <= a.y1 - STACKED * (a.y1 - a.y0)
             and min(a.x1, b.x1) - max(a.x0, b.x0) >= 0.5 * min(a.x1 - a.x0, b.x1 - b.x0)
-        ]  # fmt: skip
-        if len(under) == 1:
-            b = out.pop(under[0])
-            text = f"{a.text.strip()}\n{b.text.strip()}"
-            out[out.index(a)] = Block(min(a.x0, b.x0), a.y0, max(a.x1, b.x1), max(a.y1, b.y1), text)
-        else:
+        ] if short(a) else []  # fmt: skip
+        if len(under) != 1:
             k += 1
+            continue
+        b = out.pop(under[0])  # below this one, so sorted after it: this one keeps its place
+        text = f"{a.text.strip()}\n{b.text.strip()}"
+        out[k] = Block(min(a.x0, b.x0), a.y0, max(a.x1, b.x1), max(a.y1, b.y1), text)
     return out
 
 

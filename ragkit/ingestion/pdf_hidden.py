@@ -74,9 +74,13 @@ def _chars(page: Any) -> tuple[Any, Any, list[str]]:
     return seq, box, [chr(c[0]) for s in spans for c in s["chars"]]
 
 
-def _kept(page: Any) -> Counter[tuple[str, int, int]]:
-    _, box, text = _chars(page)
-    return Counter((ch, round(b[0]), round(b[1])) for ch, b in zip(text, box, strict=True))
+def _placed(text: list[str], box: Any, keep: Any = None) -> Counter[tuple[str, int, int]]:
+    """Characters as (character, x0, y0) to the point, those ``keep`` marks (all without it)."""
+    return Counter(
+        (ch, round(b[0]), round(b[1]))
+        for k, (ch, b) in enumerate(zip(text, box, strict=True))
+        if keep is None or keep[k]
+    )
 
 
 def hidden_text(page: Any) -> tuple[list[Any], Counter[tuple[str, int, int]]]:
@@ -112,10 +116,7 @@ def hidden_text(page: Any) -> tuple[list[Any], Counter[tuple[str, int, int]]]:
     hidden = (held & np.array([int(j) in opaque for j in after])[None, :]).any(axis=1)
     inset = (box[:, 2:] - box[:, :2]) * INSET
     middles = [pymupdf.Rect(*box[k, :2] + inset[k], *box[k, 2:] - inset[k]) for k in np.flatnonzero(hidden)]
-    shown = Counter(
-        (ch, round(b[0]), round(b[1])) for ch, b, h in zip(text, box, hidden, strict=True) if not h
-    )
-    return middles, shown
+    return middles, _placed(text, box, ~hidden)
 
 
 def drop_hidden_text(page: Any) -> int:
@@ -137,8 +138,10 @@ def drop_hidden_text(page: Any) -> int:
             graphics=pymupdf.PDF_REDACT_LINE_ART_NONE,
             text=pymupdf.PDF_REDACT_TEXT_REMOVE,
         )
-        if target is not page and shown - _kept(target):
-            return 0  # a character that shows would go with them: leave the page as it is
+        if target is not page:
+            _, box, text = _chars(target)
+            if shown - _placed(text, box):
+                return 0  # a character that shows would go with them: leave the page as it is
     return len(boxes)
 
 

@@ -42,6 +42,17 @@ def _spans(line: Line, words: list[tuple[float, float]], bounds: list[float]) ->
     return any(any(b <= x for _, b in mine) and any(a >= x for a, _ in mine) for x in bounds)
 
 
+def _spanned(bounds: list[float], x0: float, x1: float) -> tuple[int, int]:
+    """The first and last column (between ``bounds``) that a line from ``x0`` to ``x1`` reaches into."""
+    cols = [c for c in range(len(bounds) - 1) if bounds[c] < x1 - 1 and bounds[c + 1] > x0 + 1]
+    return cols[0], cols[-1]
+
+
+def _row_at(row_of: list[float], rows: int, y: float) -> int | None:
+    """The row, of the first ``rows``, that holds ``y`` (``row_of``: each row's top, then the foot)."""
+    return next((n for n in range(rows) if row_of[n] <= y < row_of[n + 1]), None)
+
+
 def spanning_labels(
     bounds: list[float],
     cuts: list[float],
@@ -92,9 +103,8 @@ def spanning_labels(
                 used.add(j)
                 last = ln
         used.add(k)
-        spanned = [c for c in range(len(bounds) - 1) if bounds[c] < top.x1 - 1 and bounds[c + 1] > top.x0 + 1]
         text = " ".join(" ".join(ln.text.split()) for ln in mine)
-        out.append(Label(top.x0, top.y0, top.x1, last.y1, text, spanned[0], spanned[-1]))
+        out.append(Label(top.x0, top.y0, top.x1, last.y1, text, *_spanned(bounds, top.x0, top.x1)))
     return out
 
 
@@ -119,11 +129,10 @@ def place_labels(extract: list[list[str]], row_of: list[float], labels: list[Lab
     it that the cut under it split (:func:`keep_whole`). Returns whether any row changed."""
     placed = False
     for lab in labels:
-        middle = (lab.y0 + lab.y1) / 2
-        rows = [n for n in range(len(extract)) if row_of[n] <= middle < row_of[n + 1]]
-        if not rows or lab.last >= len(extract[rows[0]]):
+        n = _row_at(row_of, len(extract), (lab.y0 + lab.y1) / 2)
+        if n is None or lab.last >= len(extract[n]):
             continue
-        row = extract[rows[0]]
+        row = extract[n]
         row[lab.first : lab.last + 1] = [lab.text] + [""] * (lab.last - lab.first)
         placed = True
     return keep_whole(extract, row_of, labels) or placed
@@ -138,11 +147,10 @@ def keep_whole(extract: list[list[str]], row_of: list[float], labels: list[Label
     "dev | test" beside "After Perturb"). Returns whether any was."""
     changed = False
     for lab in labels:
-        middle = (lab.y0 + lab.y1) / 2
-        rows = [n for n in range(len(extract) - 1) if row_of[n] <= middle < row_of[n + 1]]
-        if not rows:
+        n = _row_at(row_of, len(extract) - 1, (lab.y0 + lab.y1) / 2)
+        if n is None:
             continue
-        up, down = extract[rows[0]], extract[rows[0] + 1]
+        up, down = extract[n], extract[n + 1]
         beside = [c for c in range(min(len(up), len(down))) if not lab.first <= c <= lab.last and down[c]]
         # one head beside the label's columns: several are a level of heads of their own ("dev | test")
         if len(beside) == 1 and up[c := beside[0]] and goes_on(up[c], down[c]):
@@ -175,10 +183,7 @@ def prose_across(
             if left and right and min(right) - max(left) <= PROSE_GAP * line.size:
                 cut = True
         if cut:
-            spanned = [
-                c for c in range(len(bounds) - 1) if bounds[c] < line.x1 - 1 and bounds[c + 1] > line.x0 + 1
-            ]
-            out.append(((line.y0 + line.y1) / 2, spanned[0], spanned[-1]))
+            out.append(((line.y0 + line.y1) / 2, *_spanned(bounds, line.x0, line.x1)))
     return out
 
 
@@ -194,10 +199,10 @@ def join_prose(
     any row changed."""
     spans: dict[int, tuple[int, int]] = {}
     for middle, first, last in prose:
-        rows = [n for n in range(len(extract)) if row_of[n] <= middle < row_of[n + 1]]
-        if rows and last < len(extract[rows[0]]):
-            a, b = spans.get(rows[0], (first, last))
-            spans[rows[0]] = (min(a, first), max(b, last))
+        n = _row_at(row_of, len(extract), middle)
+        if n is not None and last < len(extract[n]):
+            a, b = spans.get(n, (first, last))
+            spans[n] = (min(a, first), max(b, last))
     for n, (first, last) in spans.items():
         text = read((bounds[first], row_of[n], bounds[last + 1], row_of[n + 1]))
         extract[n][first : last + 1] = [text] + [""] * (last - first)
