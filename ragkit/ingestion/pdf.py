@@ -104,8 +104,9 @@ def _parse_pdf(
                     "are missing) — copy or download the file again",
                 )
             warnings.append("the PDF was damaged and had to be repaired; some text may be missing")
-        if mend_ligatures(doc):  # fonts that read ligatures short ("he" for "The") mended
-            data = doc.tobytes()  # pdfplumber reads the mended copy
+        mended = mend_ligatures(doc)  # fonts that read ligatures short ("he" for "The") mended
+        if _unpainted(name, doc, budget, warnings) or mended:
+            data = doc.tobytes()  # pdfplumber reads the mended copy, without the painted-over text
         if parser == "layout":
             pages = parse_layout_pages(name, doc, data, budget, progress, warnings)
         elif parser == "plain":
@@ -127,6 +128,19 @@ def _parse_pdf(
     if len(empty) == len(pages):
         warnings.append("no page has text: nothing will be indexed")
     return pages, warnings
+
+
+def _unpainted(name: str, doc: object, budget: Budget, warnings: list[str]) -> bool:
+    """Take text each page paints over out of it (:mod:`ragkit.ingestion.pdf_hidden`) before any parser
+    reads the page, pdfplumber's ruled tables included; whether any page changed."""
+    said = len(warnings)
+    for i in range(doc.page_count):  # type: ignore[attr-defined]
+        budget.check_time(f"page {i + 1} of {doc.page_count}")  # type: ignore[attr-defined]
+        with page_errors(name, i):
+            page = doc.load_page(i)  # type: ignore[attr-defined]
+            check_page_streams(name, doc, page, i, budget)
+            painted_over(page, i, warnings)
+    return len(warnings) > said
 
 
 def parse_image(
@@ -174,7 +188,6 @@ def _plain_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)  # type: ignore[attr-defined]
                 check_page_streams(name, doc, page, i, budget)
-                painted_over(page, i, warnings)
                 turned = upright(page)  # a table printed turned: read as the reader turns the paper
                 page = turned[1] if turned else page
                 width = page.rect.width

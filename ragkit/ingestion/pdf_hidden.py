@@ -5,10 +5,10 @@ paints a white box over them and writes a notice on the box. The text layer stil
 words, and the layout engine read them into the notice's bullets ("…recapture of a charitable Internal
 Revenue Service contribution of…"). A character is hidden when an opaque filled rectangle drawn after it
 (later in the page's drawing order: PyMuPDF's sequence numbers) holds its box. Hidden characters are
-removed from the page in memory before either parser reads it (a redaction of text only: drawings and
-images stay); nothing is, on a page where that would take a character that shows too. A box drawn
-with transparency (a highlight) hides nothing; text that Tesseract's layer or a writer set invisible is
-not this module's.
+removed from the page in memory before either parser reads it, pdfplumber's ruled tables included (a
+redaction of text only: drawings and images stay); nothing is, on a page where that would take a
+character that shows too. A box drawn with transparency (a highlight) hides nothing; text that
+Tesseract's layer or a writer set invisible is not this module's.
 """
 
 from __future__ import annotations

@@ -21,7 +21,6 @@ from ragkit.ingestion.ocr_boxes import inside, share_inside
 from ragkit.ingestion.pdf_apart import read_apart
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_footnotes import NOTE_MARK, footnotes_found
-from ragkit.ingestion.pdf_hidden import painted_over
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.tables import count_markdown_tables
@@ -347,7 +346,6 @@ def parse_layout_pages(
             with page_errors(name, i):
                 page = doc.load_page(i)
                 check_page_streams(name, doc, page, i, budget)
-                painted_over(page, i, warnings)
                 turned = upright(page)  # a table printed turned: read as the reader turns the paper
                 page = turned[1] if turned else page
                 numbered = numbered_page_text(page)  # a transcript's page: read row by row
