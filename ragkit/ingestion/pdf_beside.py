@@ -8,6 +8,7 @@ make one-column "tables" that are no table, and the text beside them is no colum
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 from ragkit.ingestion.ocr_boxes import inside
@@ -78,9 +79,40 @@ def beside(
     right = [w for w in words if w["x0"] >= x1 - _SLACK]
     lo, hi = x0, x1
     if left and (cells := _side_cells(left, spans)) is not None:
-        rows = [[c or None, *r] for c, r in zip(cells, rows, strict=True)]
         lo = min(w["x0"] for w in left)
+        cells = _grouped(cells, spans, _rules_across(page, lo, x0, top, bottom))
+        rows = [[c or None, *r] for c, r in zip(cells, rows, strict=True)]
     if right and (cells := _side_cells(right, spans)) is not None:
-        rows = [[*r, c or None] for c, r in zip(cells, rows, strict=True)]
         hi = max(w["x1"] for w in right)
+        cells = _grouped(cells, spans, _rules_across(page, x1, hi, top, bottom))
+        rows = [[*r, c or None] for c, r in zip(cells, rows, strict=True)]
     return (lo, top, hi, bottom), rows
+
+
+def _rules_across(page: Any, left: float, right: float, top: float, bottom: float) -> list[float]:
+    """The heights of the rules drawn across a side's whole width (``left`` to ``right``) within the
+    table's height: where the side's groups of rows begin and end."""
+    return sorted(
+        {
+            e["top"]
+            for e in page.edges
+            if e["orientation"] == "h"
+            and e["x0"] <= left + _SLACK
+            and e["x1"] >= right - _SLACK
+            and top - _SLACK <= e["top"] <= bottom + _SLACK
+        }
+    )
+
+
+def _grouped(cells: list[str], spans: list[tuple[float, float]], rules: list[float]) -> list[str]:
+    """A side's cells with each label that stands alone in a ruled group of rows moved to the group's
+    first row: a year centred beside its Men, Women and Total rows, between rules that cross the side
+    only round the group, was read as the middle row's, and filled down from there it named the next
+    group's first row too (Statistics Finland's "1991 | Men | 9.5", a row of 1996)."""
+    out = list(cells)
+    for up, down in pairwise(rules):
+        group = [k for k, (a, b) in enumerate(spans) if a >= up - _SLACK and b <= down + _SLACK]
+        held = [k for k in group if out[k]]
+        if len(group) >= 2 and len(held) == 1 and held[0] != group[0]:
+            out[group[0]], out[held[0]] = out[held[0]], ""
+    return out

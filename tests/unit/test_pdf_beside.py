@@ -84,3 +84,42 @@ def test_prose_beside_underlined_lines_stays_prose():
         assert plumber.tables(0, pdf.load_page(0)) == []  # the ruled lines alone are no table either
     text = parse_bytes("prose.pdf", data, settings=ParseSettings(pdf_parser="plain")).text
     assert "|" not in text and "Communities are able to" in text
+
+
+YEARS = {"1991": ("11.0", "6.6", "8.9"), "1996": ("9.5", "5.3", "7.5"), "2001": ("7.5", "3.7", "5.7")}
+
+
+def _years_grid(group_rules: bool = True) -> bytes:
+    """Statistics Finland's table: each year set left of a ruled grid, centred beside its Men, Women and
+    Total rows; rules cross the years' side only round each group (``group_rules``)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=400)
+    page.insert_text((72, 40), "Table 2: Persons employed in agriculture by gender (in %)", fontsize=9)
+    ys = [60 + 16 * k for k in range(3 * len(YEARS) + 2)]
+    cols = (120, 220, 320)
+    for x in cols:
+        page.draw_line((x, ys[0]), (x, ys[-1]))
+    for k, y in enumerate(ys):
+        grouped = group_rules and (k - 1) % 3 == 0
+        page.draw_line((60 if grouped else cols[0], y), (cols[-1], y))
+    page.insert_text((cols[1] + 4, ys[0] + 12), "Agriculture", fontsize=8)
+    for g, (year, values) in enumerate(YEARS.items()):
+        page.insert_text((72, ys[1 + 3 * g + 1] + 12), year, fontsize=8)  # beside the group's middle row
+        for j, (who, value) in enumerate(zip(("Men", "Women", "Total"), values, strict=True)):
+            page.insert_text((cols[0] + 4, ys[1 + 3 * g + j] + 12), who, fontsize=8)
+            page.insert_text((cols[1] + 4, ys[1 + 3 * g + j] + 12), value, fontsize=8)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_label_beside_a_ruled_group_of_rows_names_each_row_of_the_group(parser):
+    text = parse_bytes("years.pdf", _years_grid(), settings=ParseSettings(pdf_parser=parser)).text
+    for year, values in YEARS.items():
+        for who, value in zip(("Men", "Women", "Total"), values, strict=True):
+            assert _row(year, who, value) in text, (year, who, text)
+
+
+def test_without_rules_round_the_group_a_side_label_stays_on_its_own_row():
+    text = parse_bytes("years.pdf", _years_grid(group_rules=False)).text
+    assert _row("1991", "Women", "6.6") in text
+    assert _row("", "Men", "11.0") in text
