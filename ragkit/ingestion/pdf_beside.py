@@ -27,8 +27,8 @@ _MOST_LINES = 4
 
 def _side_cells(words: list[dict[str, Any]], spans: list[tuple[float, float]]) -> list[str] | None:
     """The words of one side as one cell per row (lines top to bottom, words left to right), or None
-    when they are not one column of row cells: a word outside every row, a wide gap in a line, a cell
-    of too many lines, or words in fewer than two rows."""
+    when they are not one column of row cells: a word outside every row, a wide gap in a line, or a cell
+    of too many lines."""
     cells: list[list[dict[str, Any]]] = [[] for _ in spans]
     for w in words:
         row = next(
@@ -52,7 +52,7 @@ def _side_cells(words: list[dict[str, Any]], spans: list[tuple[float, float]]) -
         if len(lines) > _MOST_LINES:
             return None
         out.append("\n".join(" ".join(w["text"] for w in line) for line in lines))
-    return out if sum(1 for c in out if c) >= 2 else None
+    return out
 
 
 def beside(
@@ -79,14 +79,29 @@ def beside(
     right = [w for w in words if w["x0"] >= x1 - _SLACK]
     lo, hi = x0, x1
     if left and (cells := _side_cells(left, spans)) is not None:
-        lo = min(w["x0"] for w in left)
-        cells = _grouped(cells, spans, _rules_across(page, lo, x0, top, bottom))
-        rows = [[c or None, *r] for c, r in zip(cells, rows, strict=True)]
+        rules = _rules_across(page, min(w["x0"] for w in left), x0, top, bottom)
+        if _labels(cells, spans, rules):
+            lo = min(w["x0"] for w in left)
+            cells = _grouped(cells, spans, rules)
+            rows = [[c or None, *r] for c, r in zip(cells, rows, strict=True)]
     if right and (cells := _side_cells(right, spans)) is not None:
-        hi = max(w["x1"] for w in right)
-        cells = _grouped(cells, spans, _rules_across(page, x1, hi, top, bottom))
-        rows = [[*r, c or None] for c, r in zip(cells, rows, strict=True)]
+        rules = _rules_across(page, x1, max(w["x1"] for w in right), top, bottom)
+        if _labels(cells, spans, rules):
+            hi = max(w["x1"] for w in right)
+            cells = _grouped(cells, spans, rules)
+            rows = [[*r, c or None] for c, r in zip(cells, rows, strict=True)]
     return (lo, top, hi, bottom), rows
+
+
+def _labels(cells: list[str], spans: list[tuple[float, float]], rules: list[float]) -> bool:
+    """Whether a side's cells are the table's labels: words in two rows or more, or one line beside one
+    row whose rule runs on under or over it (a one-row table's label, "On labour market training" beside
+    its five years' figures); a lone line beside a table with no rule reaching it may be prose."""
+    held = [k for k, c in enumerate(cells) if c]
+    if len(held) != 1:
+        return len(held) >= 2
+    up, down = spans[held[0]]
+    return "\n" not in cells[held[0]] and any(abs(r - up) <= _SLACK or abs(r - down) <= _SLACK for r in rules)
 
 
 def _rules_across(page: Any, left: float, right: float, top: float, bottom: float) -> list[float]:

@@ -123,3 +123,42 @@ def test_without_rules_round_the_group_a_side_label_stays_on_its_own_row():
     text = parse_bytes("years.pdf", _years_grid(group_rules=False)).text
     assert _row("1991", "Women", "6.6") in text
     assert _row("", "Men", "11.0") in text
+
+
+def _one_row(rule_under_label: bool) -> bytes:
+    """Table 8 of the Finnish report: one ruled row of five years' figures, its label left of the grid,
+    the row's bottom rule running on under the label (``rule_under_label``)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=300)
+    page.insert_text((72, 40), "Table 8: Number of persons attending labour market training", fontsize=9)
+    xs = [200 + 60 * k for k in range(6)]
+    for x in xs:
+        page.draw_line((x, 60), (x, 92))
+    page.draw_line((xs[0], 60), (xs[-1], 60))
+    page.draw_line((xs[0], 76), (xs[-1], 76))
+    page.draw_line((72 if rule_under_label else xs[0], 92), (xs[-1], 92))
+    years = (
+        ("2001", "29 300"),
+        ("2002", "25 800"),
+        ("2003", "33 300"),
+        ("2004", "33 500"),
+        ("2005", "33 000"),
+    )
+    for x, (year, value) in zip(xs, years, strict=False):  # six rules, five columns
+        page.insert_text((x + 4, 72), year, fontsize=8)
+        page.insert_text((x + 4, 88), value, fontsize=8)
+    page.insert_text((76, 88), "On labour market training", fontsize=8)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_one_row_tables_label_beside_it_is_its_first_cell(parser):
+    text = parse_bytes("t8.pdf", _one_row(True), settings=ParseSettings(pdf_parser=parser)).text
+    assert _row("On labour market training", "29 300", "25 800", "33 300", "33 500", "33 000") in text
+
+
+def test_a_lone_line_beside_a_one_row_table_with_no_rule_reaching_it_is_not_its_cell():
+    lines = [x.strip() for x in parse_bytes("t8.pdf", _one_row(False)).text.splitlines()]
+    assert _row("2001", "2002", "2003", "2004", "2005") in lines
+    assert _row("29 300", "25 800", "33 300", "33 500", "33 000") in lines
+    assert "On labour market training" in lines
