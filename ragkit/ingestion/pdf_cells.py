@@ -5,6 +5,7 @@ rules; a block of rows ruled only at its edges; a table body boxed as one cell).
 
 from __future__ import annotations
 
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -84,7 +85,11 @@ def unmerge(table: Any, page: Any, texts: list[list[str | None]]) -> dict[int, d
         )
         if parts is None:
             continue
-        if len(span_r) == 1 and any(len(lines) > 1 for lines in parts.values()):
+        if (
+            len(span_r) == 1
+            and any(len(lines) > 1 for lines in parts.values())
+            and not _centred_beside(parts)
+        ):
             several[i] = {span_c[b]: lines for (_, b), lines in parts.items()}
             continue  # rows that share the ruled row: parted by part_rows, or not at all
         for (a, b), lines in parts.items():
@@ -128,7 +133,11 @@ def _parts(
     words that only spaces part (a gap of ``_CROSS_GAP`` font sizes or more ends it); one that starts at
     its column's left and runs on past its edge is text longer than its column ("AIRFARE FOR … SAINT
     LOUIS TO"), read in that column; one centred across an edge is a heading over both."""
-    words = page.crop(box, strict=False).extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
+    words = (
+        page.filter(partial(_centred, box))  # a character is a cell's by its middle, as pdfplumber's cells
+        .crop(box, strict=False)
+        .extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
+    )
     if not all(w.get("upright", True) for w in words):
         return None
     lines: list[list[dict[str, Any]]] = []
@@ -162,6 +171,23 @@ def _parts(
     line_of = {id(w): n for n, line in enumerate(lines) for w in line}
     blank = {(r, c): [] for r in range(len(rows)) for c in range(len(cols))}
     return blank | {k: _joined(ws, line_of) for k, ws in where.items()}
+
+
+def _centred_beside(parts: dict[tuple[int, int], Lines]) -> bool:
+    """Whether one part's lines are a label wrapped beside values set one line each, level with its
+    middle ("Defendants" over "Sentenced", "287 | 242 | …" between them): one row, not rows to part."""
+    tall = [ls for ls in parts.values() if len(ls) > 1]
+    level = [ls[0][0] for ls in parts.values() if len(ls) == 1]
+    return len(tall) == 1 and bool(level) and all(tall[0][0][0] < y < tall[0][-1][0] for y in level)
+
+
+def _centred(box: Box, obj: dict[str, Any]) -> bool:
+    """Whether ``obj`` is no character, or one whose middle lies in ``box``: a line that the cell's box
+    only grazes (the row above's last line, its glyphs' tops on the rule) is not the cell's."""
+    if obj.get("object_type") != "char":
+        return True
+    x, y = (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
 def _joined(words: list[dict[str, Any]], line_of: dict[int, int]) -> Lines:

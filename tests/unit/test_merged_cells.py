@@ -106,3 +106,51 @@ def test_a_boxed_body_of_several_rows_is_read_row_by_row(parser):
         assert "| " + " | ".join(row) + " |" in text.splitlines(), text
     row = f"| {WRAPPED[0]} | {WRAPPED[1]} {OVERFLOW} | {WRAPPED[2]} |"
     assert row in text.splitlines(), text
+
+
+DISTRICT = (
+    (("District Totals",), ("FY 2009", "FY 2010", "FY 2011")),
+    (("Investigative Matters", "Received by AUSAs"), ("285", "402", "387")),
+    (("Defendants Charged",), ("235", "259", "215")),
+    (("Cases Charged",), ("173", "177", "168")),
+    (("Defendants", "Sentenced"), ("223", "207", "208")),
+    (("No Prison Term",), ("126", "121", "102")),
+)
+
+
+def _district() -> bytes:
+    """A U.S. Attorney's district table: column rules on every other row only, a label of two lines in
+    a ruled row whose last line runs a little past the row's rule, and in an unruled row a label of two
+    lines with its figures set level with its middle."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=540, height=400)
+    cols, height, top = (60, 220, 300, 380, 460), 26.0, 60.0
+    for n, (label, figures) in enumerate(DISTRICT):
+        y = top + n * height
+        if len(label) == 1:
+            page.insert_text((cols[0] + 4, y + 17), label[0], fontsize=9)
+        else:  # the last line's glyphs reach 0.5 pt past the rule under the row
+            for k, line in enumerate(label):
+                page.insert_text((cols[0] + 4, y + (11 if k == 0 else height - 1.4)), line, fontsize=9)
+        for x, figure in zip(cols[1:-1], figures, strict=True):
+            page.insert_text((x + 20, y + 17), figure, fontsize=9)
+        if n % 2 == 1 or n == 0:  # the shaded rows: the header and every other row
+            for x in cols[1:-1]:
+                page.draw_line((x, y), (x, y + height))
+    end = top + len(DISTRICT) * height
+    for y in [top + n * height for n in range(len(DISTRICT) + 1)]:
+        page.draw_line((cols[0], y), (cols[-1], y))
+    for x in (cols[0], cols[-1]):
+        page.draw_line((x, top), (x, end))
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_an_unruled_rows_figures_go_to_their_columns_beside_a_label_of_two_lines(parser):
+    """Before, "Defendants Charged 235 259 215" (the ruled row above's last line grazed it) and
+    "Defendants 223 207 208 Sentenced" were each read into one cell as wide as the table."""
+    lines = parse_bytes(
+        "district.pdf", _district(), settings=ParseSettings(pdf_parser=parser)
+    ).text.splitlines()
+    for label, figures in DISTRICT:
+        assert "| " + " | ".join((" ".join(label), *figures)) + " |" in lines, (label, lines)
