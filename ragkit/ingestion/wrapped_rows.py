@@ -7,7 +7,8 @@ on one line, which is how a quoted row is found. A row is taken for a continuati
 it fills goes on with the text cell above it (its text starts in lower case or with "(", or the cell
 above stops short on "of", "and", a comma…), none of those is mostly figures and none sits under a
 figure, and the row above does not itself start in lower case, nor does the row below unless this one
-stops short (a list of lower-case terms is rows, not one wrapped cell). A sub-row with an empty first
+stops short (a list of lower-case terms is rows, not one wrapped cell). A label's last word or two may
+ride on the line where another cell's sentence, cut mid-way, goes on ("VAS" beside "scale's ends"). A sub-row with an empty first
 cell beside figures stays a row; a sub-row whose first cell holds the wrapped label of the row above
 ("| sinus infection | Percentage | 21.1% |", when other rows read "|  | Percentage | …|") gives that label
 back and stays a row.
@@ -65,12 +66,22 @@ def continues(above: list[str], row: list[str], after: list[str] | None = None) 
     first = next((c for c in above if c), "")
     if not first or first[0].islower():
         return False
-    if not all(goes_on(up, cell) for up, cell in zip(above, row, strict=True) if cell):
+    pairs = [(up, cell) for up, cell in zip(above, row, strict=True) if cell]
+    if not all(goes_on(up, cell) or _carried(up, cell, pairs) for up, cell in pairs):
         return False
     j = next(j for j, c in enumerate(row) if c)
     if after and len(after) == len(row) and after[j][:1].islower() and not _NAME.match(after[j]):
         return _OPEN.search(row[j]) is not None  # "developed by the public and" over "government"
     return True
+
+
+def _carried(above: str, cell: str, pairs: list[tuple[str, str]]) -> bool:
+    """Whether ``cell`` is the last words of the label ``above`` carried onto the line where another cell
+    of the row goes on with a sentence cut mid-way ("… identify the locations between the" over "scale's
+    ends"): "Anchored or categorized" over "VAS". A few words, no figure, under words."""
+    if len(cell.split()) > 2 or _DIGIT.search(cell) or _DIGIT.search(above) or not _LETTER.search(above):
+        return False
+    return any(_OPEN.search(up) and c[0].islower() and goes_on(up, c) for up, c in pairs)
 
 
 def _sub_row(rows: list[list[str]], row: list[str]) -> bool:

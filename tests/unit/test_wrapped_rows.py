@@ -151,3 +151,25 @@ def test_a_label_with_its_notes_number_is_no_wrapped_line_of_the_row_above():
     assert join_wrapped_markdown(md) == md
     unit = "| Item | Cost |\n|---|---|\n| Revenue of the group | 12 |\n| (in millions) |  |"
     assert "| Revenue of the group (in millions) | 12 |" in join_wrapped_markdown(unit)  # "(" still goes on
+
+
+def test_a_labels_last_word_rides_with_a_sentence_cut_mid_way():
+    """The FDA guidance's response-option table: "… identify the locations between the" wraps onto
+    "scale's ends (e.g., half-way).", and the label's last line "VAS" stands on that line; before, the
+    row was read as two ("| VAS | scale's ends … |")."""
+    md = "\n".join([
+        "| Type | Description |", "|---|---|",
+        "| Anchored or categorized | A VAS that has marks to help patients find the locations between the |",
+        "| VAS | scale’s ends (e.g., half-way). |",
+        "| Likert scale | An ordered set of discrete terms. |",
+        "| Rating scale | numbered categories that describe the state |",  # not cut mid-way above: a row
+        "| Pictorial scale | A set of pictures applied to the |", "| 12 | other types. |",  # a figure: a row
+    ])  # fmt: skip
+    out = join_wrapped_markdown(md).splitlines()
+    assert out[2:] == [
+        "| Anchored or categorized VAS | A VAS that has marks to help patients find the locations between "
+        "the scale’s ends (e.g., half-way). |",
+        "| Likert scale | An ordered set of discrete terms. |",
+        "| Rating scale | numbered categories that describe the state |",
+        "| Pictorial scale | A set of pictures applied to the |", "| 12 | other types. |",
+    ]  # fmt: skip
