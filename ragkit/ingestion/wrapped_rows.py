@@ -8,10 +8,11 @@ it fills goes on with the text cell above it (its text starts in lower case or w
 above stops short on "of", "and", a comma…), none of those is mostly figures and none sits under a
 figure, and the row above does not itself start in lower case, nor does the row below unless this one
 stops short (a list of lower-case terms is rows, not one wrapped cell). A label's last word or two may
-ride on the line where another cell's sentence, cut mid-way, goes on ("VAS" beside "scale's ends"). A sub-row with an empty first
-cell beside figures stays a row; a sub-row whose first cell holds the wrapped label of the row above
-("| sinus infection | Percentage | 21.1% |", when other rows read "|  | Percentage | …|") gives that label
-back and stays a row.
+ride on the line where another cell, cut mid-way, goes on ("VAS" beside "scale's ends"), and so may a
+cell's next sentence beside a label cut mid-way ("Travel and" over "miscellaneous expenses"). A sub-row
+with an empty first cell beside figures stays a row; a sub-row whose first cell holds the wrapped label
+of the row above ("| sinus infection | Percentage | 21.1% |", when other rows read "|  | Percentage |
+…|") gives that label back and stays a row.
 """
 
 from __future__ import annotations
@@ -76,10 +77,11 @@ def continues(above: list[str], row: list[str], after: list[str] | None = None) 
 
 
 def _carried(above: str, cell: str, pairs: list[tuple[str, str]]) -> bool:
-    """Whether ``cell`` is the last words of the label ``above`` carried onto the line where another cell
-    of the row goes on with a sentence cut mid-way ("… identify the locations between the" over "scale's
-    ends"): "Anchored or categorized" over "VAS". A few words, no figure, under words."""
-    if len(cell.split()) > 2 or _DIGIT.search(cell) or _DIGIT.search(above) or not _LETTER.search(above):
+    """Whether ``cell`` is the rest of ``above`` carried onto the line where another cell of the row goes
+    on with words cut mid-way: "Anchored or categorized" over "VAS" beside "… the locations between the"
+    over "scale's ends", "If you live on campus, …" over "Other expenses …" beside "Travel and" over
+    "miscellaneous expenses". Words under words, no figure in either."""
+    if _DIGIT.search(cell) or _DIGIT.search(above) or not _LETTER.search(above) or not _LETTER.search(cell):
         return False
     return any(_OPEN.search(up) and c[0].islower() and goes_on(up, c) for up, c in pairs)
 

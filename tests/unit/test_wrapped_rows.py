@@ -173,3 +173,21 @@ def test_a_labels_last_word_rides_with_a_sentence_cut_mid_way():
         "| Rating scale | numbered categories that describe the state |",
         "| Pictorial scale | A set of pictures applied to the |", "| 12 | other types. |",
     ]  # fmt: skip
+
+
+def test_a_cells_next_sentence_rides_with_a_label_cut_mid_way():
+    """The Department of Education's cost table: "Travel and" over "miscellaneous expenses", its
+    description's two sentences one per line; before, "| miscellaneous expenses | Other expenses … |"
+    was a row of its own. Figures beside such a label stay a sub-row."""
+    md = "\n".join([
+        "| Cost | What it is |", "|---|---|",
+        "| Travel and | If you live on campus, you will travel during school breaks. |",
+        "| miscellaneous expenses | Other expenses can include clothing and cell phone use. |",
+        "| Bronchitis/ear or | Count 104 |", "| sinus infection | Percentage 21.1% |",
+    ])  # fmt: skip
+    out = join_wrapped_markdown(md).splitlines()
+    assert out[2] == (
+        "| Travel and miscellaneous expenses | If you live on campus, you will travel during school breaks. "
+        "Other expenses can include clothing and cell phone use. |"
+    )
+    assert out[3:] == ["| Bronchitis/ear or | Count 104 |", "| sinus infection | Percentage 21.1% |"]
