@@ -18,13 +18,13 @@ from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.ocr_boxes import inside
+from ragkit.ingestion.pdf_glyphs import fractions
 from ragkit.ingestion.pdf_hidden import painted_over
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_picture import picture_spans
 from ragkit.ingestion.pdf_spacing import install as read_squeezed_spaces
 from ragkit.ingestion.pdf_spans import RAISED as _RAISED
-from ragkit.ingestion.pdf_spans import fractions
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.reading import PageProgress, page_ranges

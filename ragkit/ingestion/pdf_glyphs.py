@@ -15,6 +15,7 @@ follows, which reads it where it is printed.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 #: a glyph's share of its size above and below the baseline, for a box set again (a typical roman font)
@@ -107,3 +108,17 @@ def roomless_spaces(chars: list[dict[str, Any]]) -> set[int]:
         if abs(a["top"] - z["top"]) <= _SLACK and no_room(a["x1"], (s["x0"], s["x1"]), z["x0"], s["size"]):
             out.add(id(s))
     return out
+
+
+_VULGAR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾", "1/8": "⅛", "3/8": "⅜",
+           "5/8": "⅝", "7/8": "⅞"}  # fmt: skip
+#: a fraction set as raised numerator, slash and a denominator ("48¹/2", "48¹ /2"): one character, as shown
+_SET_FRACTION = re.compile(r"(?<=\d)([¹²³⁵⁷]) ?[/⁄] ?([2348])(?!\d)")
+_UNRAISE = str.maketrans("¹²³⁵⁷", "12357")
+
+
+def fractions(text: str) -> str:
+    """A fraction set from a raised numerator and a denominator as its one character ("48¹/2" -> "48½")."""
+    return _SET_FRACTION.sub(
+        lambda m: _VULGAR.get(f"{m.group(1).translate(_UNRAISE)}/{m.group(2)}", m.group(0)), text
+    )

@@ -21,6 +21,7 @@ from ragkit.ingestion.ocr_boxes import inside, share_inside
 from ragkit.ingestion.pdf_apart import read_apart
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_footnotes import NOTE_MARK, footnotes_found
+from ragkit.ingestion.pdf_levels import on_page
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.tables import count_markdown_tables
@@ -77,8 +78,9 @@ def layout_page(page: Any) -> LayoutPage:
     from pymupdf4llm.ocr import OCRMode
 
     pdf_spans.install()
-    parsed = parse_document(page.parent, pages=[page.number], use_ocr=OCRMode.NEVER, force_text=True)
-    chunks = parsed.to_markdown(header=True, footer=True, page_chunks=True)
+    with on_page(page):  # a two-level table header's rules (:mod:`ragkit.ingestion.pdf_levels`)
+        parsed = parse_document(page.parent, pages=[page.number], use_ocr=OCRMode.NEVER, force_text=True)
+        chunks = parsed.to_markdown(header=True, footer=True, page_chunks=True)
     if not chunks:
         return LayoutPage("", ())
     boxes = chunks[0].get("page_boxes") or []

@@ -16,7 +16,9 @@ from functools import partial
 from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
+from ragkit.ingestion.pdf_glyphs import fractions
 from ragkit.ingestion.pdf_headers import Line, header_cuts
+from ragkit.ingestion.pdf_levels import page_rules, two_levels
 from ragkit.ingestion.pdf_picture import picture_text
 from ragkit.ingestion.pdf_spanning import (
     Label,
@@ -32,11 +34,6 @@ from ragkit.ingestion.pdf_spanning import (
 WORD_GAP = 0.15
 RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
 _SCRIPT_DIGITS = re.compile(r"[\d+\-=()]+")
-_VULGAR = {"1/2": "½", "1/3": "⅓", "2/3": "⅔", "1/4": "¼", "3/4": "¾", "1/8": "⅛", "3/8": "⅜",
-           "5/8": "⅝", "7/8": "⅞"}  # fmt: skip
-#: a fraction set as raised numerator, slash and a denominator ("48¹/2", "48¹ /2"): one character, as shown
-_SET_FRACTION = re.compile(r"(?<=\d)([¹²³⁵⁷]) ?[/⁄] ?([2348])(?!\d)")
-_UNRAISE = str.maketrans("¹²³⁵⁷", "12357")
 
 
 def line_end_hyphen(text: str) -> bool:
@@ -311,6 +308,7 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
     grid = tab_dict.get("table_grid")
     labels: list[Label] = []
     prose: list[tuple[float, int, int]] = []
+    lines: list[Line] = []
     if grid is not None and table_blocks:
         x0, y0, x1, y1 = tab_dict["group_bbox"]
         fixed = uncut_columns(list(grid.v_lines), x0, _words_in(table_blocks, (x0, y0, x1, y1)))
@@ -336,11 +334,14 @@ def table_details(tab_dict: dict[str, Any], table_blocks: list[dict[str, Any]]) 
             grid.h_lines = [c - y0 for c in rows]
             tab_dict = {**tab_dict, "table_grid": grid}
     details = _ENGINE_TABLE_DETAILS(tab_dict, table_blocks)  # type: ignore[misc]
-    if (labels or prose) and details.extract:
+    if lines and details.extract:
         tops = [tab_dict["group_bbox"][1], *(tab_dict["group_bbox"][1] + h for h in grid.h_lines)]
         row_of = [*tops, tab_dict["group_bbox"][3]]
         placed = bool(labels) and place_labels(details.extract, row_of, labels)
-        if join_prose(details.extract, row_of, bounds, prose, partial(cell_text, table_blocks)) or placed:
+        placed = (
+            join_prose(details.extract, row_of, bounds, prose, partial(cell_text, table_blocks)) or placed
+        )
+        if two_levels(details.extract, row_of, bounds, lines, page_rules()) or placed:
             from pymupdf4llm.helpers import utils
 
             # a row the cut under a label left empty (the label's row held nothing else) is no row
@@ -369,13 +370,6 @@ def textpage_cell_text(textpage: Any, cell: Any, markdown: bool = False) -> str:
         held = (textpage, [b for b in textpage.extractRAWDICT()["blocks"] if b["type"] == 0])
         _BLOCKS[id(textpage)] = held
     return cell_text(held[1], cell, markdown)
-
-
-def fractions(text: str) -> str:
-    """A fraction set from a raised numerator and a denominator as its one character ("48¹/2" -> "48½")."""
-    return _SET_FRACTION.sub(
-        lambda m: _VULGAR.get(f"{m.group(1).translate(_UNRAISE)}/{m.group(2)}", m.group(0)), text
-    )
 
 
 _INSTALLED = False
