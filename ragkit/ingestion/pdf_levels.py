@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import pairwise
 from typing import Any
 
 from ragkit.ingestion.pdf_headers import HEADER_ROWS, Line
@@ -126,37 +127,49 @@ def _filled(row: list[str]) -> int:
 def two_levels(
     extract: list[list[str]], row_of: list[float], bounds: list[float], lines: list[Line], rules: list[Rule]
 ) -> bool:
-    """Write the heads that span both levels of a two-level header in both its rows (``extract``: the
-    table's rows of cells, changed in place; ``row_of``: each row's top, then the table's foot;
-    ``bounds``: its column edges; ``lines``: its text lines). The upper level is the first row, of the
+    """Write the heads that span the levels of a header of two levels or more in each row they span
+    (``extract``: the table's rows of cells, changed in place; ``row_of``: each row's top, then the
+    table's foot; ``bounds``: its column edges; ``lines``: its text lines). A level is a row, of the
     first :data:`HEADER_ROWS`, that holds a group label and fewer cells than the row under it (a total's
-    rule under a full row of figures marks no group). Returns whether any row changed."""
+    rule under a full row of figures marks no group); the levels run on down while the next row is one
+    too, and the row under the last is the header's foot. Returns whether any row changed."""
+    levels: list[list[tuple[int, int, int]]] = []
     for k in range(min(len(extract) - 1, len(row_of) - 2, HEADER_ROWS)):
-        if 0 < _filled(extract[k]) < _filled(extract[k + 1]) and (
-            groups := _groups(extract, k, row_of, bounds, lines, rules)
-        ):
-            return _write(extract[k], extract[k + 1], groups, min(len(bounds) - 1, len(extract[k])))
-    return False
-
-
-def _write(up: list[str], down: list[str], groups: list[tuple[int, int, int]], width: int) -> bool:
-    """Each group label in the first column it heads; each head outside the groups in both rows."""
-    before = (list(up), list(down))
-    for first, last, c in groups:
-        if c != first and not any((up[k] or "").strip() for k in range(first, last + 1) if k != c):
-            up[first], up[c] = up[c], ""
-    grouped = {k for first, last, _ in groups for k in range(first, last + 1)}
-    for k in range(min(width, len(down))):
-        if k in grouped:
+        groups = _groups(extract, k, row_of, bounds, lines, rules)
+        level = groups and 0 < _filled(extract[k]) < _filled(extract[k + 1])
+        if level and (not levels or levels[-1][0][3] == k - 1):  # the levels run on, one under the other
+            levels.append([(*g, k) for g in groups])
             continue
-        above, below = (up[k] or "").strip(), (down[k] or "").strip()
-        if below and not above:
-            up[k] = down[k]
-        elif above and not below:
-            down[k] = up[k]
-        elif above and below and goes_on(above, below):
-            up[k] = down[k] = join_cell(above, below)
-    return (up, down) != before
+        if levels:
+            break
+    if not levels:
+        return False
+    top = levels[0][0][3]
+    rows = extract[top : top + len(levels) + 1]
+    return _write(rows, [[g[:3] for g in level] for level in levels], min(len(bounds) - 1, *map(len, rows)))
+
+
+def _write(rows: list[list[str]], levels: list[list[tuple[int, int, int]]], width: int) -> bool:
+    """Each group label in the first column it heads; each head under no group, in every row of the
+    header: its pieces joined when they read as one wrapped head, else left as they are. A column under
+    a group at one level is left whole: a label whose own rule went unseen is no head to join with what
+    stands under it ("American Indian/Alaska native" over "no.")."""
+    before = [list(r) for r in rows]
+    for up, groups in zip(rows, levels, strict=False):
+        for first, last, c in groups:
+            if c != first and not any((up[k] or "").strip() for k in range(first, last + 1) if k != c):
+                up[first], up[c] = up[c], ""
+    grouped = {k for groups in levels for first, last, _ in groups for k in range(first, last + 1)}
+    for c in range(width):
+        pieces = [t for r in rows if (t := (r[c] or "").strip())]
+        if c in grouped or not pieces or any(not goes_on(a, b) for a, b in pairwise(pieces)):
+            continue
+        text = pieces[0]
+        for piece in pieces[1:]:
+            text = join_cell(text, piece)
+        for r in rows:
+            r[c] = text
+    return rows != before
 
 
 __all__ = ["LEVEL", "RULE_UNDER", "THIN", "Rule", "on_page", "page_rules", "rules_across", "two_levels"]

@@ -78,3 +78,31 @@ def test_a_rule_drawn_column_by_column_is_one_rule():
     page.draw_line((36, 20), (36, 180))  # a column rule: not level
     found = sorted(rules_across(page))
     assert [(round(a), round(b)) for a, b, _ in found] == [(36, 100), (189, 359)]
+
+
+def test_heads_beside_groups_span_every_level_of_a_three_level_header():
+    """NCES's Table 18: "Current expenditures" over "Constant dollars | Current dollars" over the heads;
+    "School year" and "Fall enrollment" stand at the foot. A column under a group at any level is left
+    as it is, though its own label went unseen at the level under ("Current" over "total" is no one
+    head)."""
+    rows = [
+        ["", "", "", "Current expenditures", ""],
+        ["", "", "", "Constant dollars", "Current"],
+        ["School year", "Fall enrollment", "Total", "Per pupil", "total"],
+        ["1996–97", "45,611", "434.8", "9,532", "270.2"],
+    ]
+    size = 7.0
+    lines = [
+        Line(280.0, 71.0, 350.0, 78.0, size, "Current expenditures"),
+        Line(220.0, 82.0, 280.0, 89.0, size, "Constant dollars"),
+        Line(315.0, 82.0, 345.0, 89.0, size, "Current"),
+        Line(36.0, 104.0, 80.0, 111.0, size, "School year"),
+        Line(110.0, 104.0, 170.0, 111.0, size, "Fall enrollment"),
+        Line(190.0, 104.0, 240.0, 111.0, size, "Total"),
+    ]
+    row_of = [70.0, 80.0, 100.0, 115.0, 130.0]
+    rules = [(180.0, 374.0, 79.0), (180.0, 305.0, 90.0)]  # under "Current expenditures", "Constant dollars"
+    assert two_levels(rows, row_of, BOUNDS, lines, rules)
+    assert rows[0] == ["School year", "Fall enrollment", "Current expenditures", "", ""]
+    assert rows[1] == ["School year", "Fall enrollment", "Constant dollars", "", "Current"]
+    assert rows[2] == ["School year", "Fall enrollment", "Total", "Per pupil", "total"]
