@@ -1,4 +1,4 @@
-"""A table header of two levels: the heads that span both levels written in both rows.
+"""A table header of two levels or more: the heads that span the levels written in each row.
 
 A statistics table heads its figures "Race/ethnicity" over "White | Black | …", a short rule under the
 group label reaching over the columns it heads; beside the group, "Year" and "Total" stand at the foot
@@ -44,40 +44,44 @@ def rules_across(page: Any) -> list[Rule]:
                 x0, y0, x1, y1 = item[1]
                 if abs(y1 - y0) <= THIN and abs(x1 - x0) > THIN:
                     out.append((min(x0, x1), max(x0, x1), (y0 + y1) / 2))
-    joined: list[Rule] = []
-    for a, b, y in sorted(out, key=lambda r: (round(r[2] / LEVEL), r[0])):
-        if joined and abs(joined[-1][2] - y) < LEVEL and a <= joined[-1][1] + LEVEL:
-            joined[-1] = (joined[-1][0], max(b, joined[-1][1]), joined[-1][2])
+    heights: list[list[Rule]] = []  # the pieces at one height (within LEVEL of the first), by height
+    for rule in sorted(out, key=lambda r: r[2]):
+        if heights and rule[2] - heights[-1][0][2] < LEVEL:
+            heights[-1].append(rule)
         else:
-            joined.append((a, b, y))
+            heights.append([rule])
+    joined: list[Rule] = []
+    for pieces in heights:
+        start = len(joined)
+        for a, b, y in sorted(pieces):
+            if len(joined) > start and a <= joined[-1][1] + LEVEL:
+                joined[-1] = (joined[-1][0], max(b, joined[-1][1]), joined[-1][2])
+            else:
+                joined.append((a, b, y))
     return joined
 
 
-_PAGE: ContextVar[Any] = ContextVar("pdf_levels_page", default=None)
-_RULES: dict[int, tuple[Any, list[Rule]]] = {}
+#: the page the layout engine is reading, and its rules once a table has asked for them
+_PAGE: ContextVar[list[Any] | None] = ContextVar("pdf_levels_page", default=None)
 
 
 @contextmanager
 def on_page(page: Any) -> Iterator[None]:
     """The page the layout engine reads while this is open: :func:`page_rules` draws on it."""
-    token = _PAGE.set(page)
+    token = _PAGE.set([page, None])
     try:
         yield
     finally:
         _PAGE.reset(token)
-        _RULES.clear()
 
 
 def page_rules() -> list[Rule]:
     """The rules of the page :func:`on_page` holds (found once, when a table first asks), else none."""
-    page = _PAGE.get()
-    if page is None:
+    held = _PAGE.get()
+    if held is None:
         return []
-    held = _RULES.get(id(page))
-    if held is None or held[0] is not page:
-        held = (page, rules_across(page))
-        _RULES.clear()
-        _RULES[id(page)] = held
+    if held[1] is None:
+        held[1] = rules_across(held[0])
     return held[1]
 
 
