@@ -7,12 +7,12 @@ on one line, which is how a quoted row is found. A row is taken for a continuati
 it fills goes on with the text cell above it (its text starts in lower case or with "(", or the cell
 above stops short on "of", "and", a comma…), none of those is mostly figures and none sits under a
 figure, and the row above does not itself start in lower case, nor does the row below unless this one
-stops short (a list of lower-case terms is rows, not one wrapped cell). A label's last word or two may
-ride on the line where another cell, cut mid-way, goes on ("VAS" beside "scale's ends"), and so may a
-cell's next sentence beside a label cut mid-way ("Travel and" over "miscellaneous expenses"). A sub-row
-with an empty first cell beside figures stays a row; a sub-row whose first cell holds the wrapped label
-of the row above ("| sinus infection | Percentage | 21.1% |", when other rows read "|  | Percentage |
-…|") gives that label back and stays a row.
+stops short (a list of lower-case terms is rows, not one wrapped cell). A cell's words, no figure
+among them, may ride on the line where another cell of the row, cut mid-way, goes on: a label's last
+word ("VAS" beside "scale's ends"), a description's next sentence beside a label cut mid-way ("Travel
+and" over "miscellaneous expenses"). A sub-row with an empty first cell beside figures stays a row; a
+sub-row whose first cell holds the wrapped label of the row above ("| sinus infection | Percentage |
+21.1% |", when other rows read "|  | Percentage | …|") gives that label back and stays a row.
 """
 
 from __future__ import annotations
