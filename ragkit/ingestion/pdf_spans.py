@@ -16,6 +16,7 @@ from functools import partial
 from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
+from ragkit.ingestion.pdf_bounds import uncut_columns
 from ragkit.ingestion.pdf_glyphs import fractions
 from ragkit.ingestion.pdf_headers import Line, header_cuts
 from ragkit.ingestion.pdf_levels import page_rules, two_levels
@@ -250,48 +251,6 @@ def _words_in(table_blocks: list[dict[str, Any]], box: tuple[float, ...]) -> lis
             if x0 is not None:
                 words.append((x0, x1))
     return words
-
-
-def uncut_columns(v_lines: list[float], x0: float, words: list[tuple[float, float]]) -> list[float]:
-    """The column boundaries moved off the words they cut ("GR|OBID", "oBERT|a"): each to the nearest
-    edge of a word it cuts where it cuts nothing else and crosses no whole word (it would pass over a
-    column: a table's wide total "2,893,045" reaching under its neighbour pushed the boundary past the
-    next column, and two years' figures shared a cell beside an empty one). Where every such place cuts
-    a word, the boundary stays at the one that cuts fewest if the columns beside it hold at least
-    :data:`KEPT_FOR` whole words per word cut (a heading over two columns, "Actual", "Projected": cells
-    take whole words, so it is not split), and is dropped otherwise (the two columns are one)."""
-
-    def cuts(x: float) -> int:
-        return sum(a + 0.5 < x < b - 0.5 for a, b in words)
-
-    def crosses(x: float, e: float) -> bool:
-        lo, hi = min(x, e), max(x, e)
-        return any(lo < a and b < hi for a, b in words)
-
-    absolute = [x0 + v for v in v_lines]
-    out: list[float] = []
-    for k, x in enumerate(absolute):
-        if cuts(x):
-            edges = {e for a, b in words if a + 0.5 < x < b - 0.5 for e in (a - 0.5, b + 0.5)}
-            places = [e for e in edges | {x} if not crosses(x, e)]
-            best = min(places, key=lambda e: (cuts(e), abs(e - x), e)) if places else None
-            if best is not None and cuts(best):
-                lo = absolute[k - 1] if k else float("-inf")
-                hi = absolute[k + 1] if k + 1 < len(absolute) else float("inf")
-                left = sum(lo <= a and b <= best for a, b in words)
-                right = sum(best <= a and b <= hi for a, b in words)
-                best = best if min(left, right) >= KEPT_FOR * cuts(best) else None
-            if best is None:
-                continue
-            x = best
-        if not out or x - x0 > out[-1] + 1.0:
-            out.append(x - x0)
-    return out
-
-
-#: a boundary that cannot help cutting a word stays if each column beside it holds this many whole words
-#: per word it cuts
-KEPT_FOR = 4
 
 
 def _inside(box: tuple[float, ...], table: tuple[float, ...]) -> bool:

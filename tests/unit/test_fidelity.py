@@ -243,7 +243,7 @@ def test_an_upside_down_scan_is_turned_upright_before_it_is_read():
 
 
 def test_a_column_boundary_that_cuts_a_word_moves_to_its_edge_or_goes():
-    from ragkit.ingestion.pdf_spans import uncut_columns
+    from ragkit.ingestion.pdf_bounds import uncut_columns
 
     words = [(10.0, 30.0), (40.0, 60.0), (70.0, 90.0)]
     assert uncut_columns([35.0, 65.0], 0.0, words) == [35.0, 65.0]  # between words: kept

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import pymupdf
 
-from ragkit.ingestion.pdf_spans import cell_text, left_to_right, uncut_columns
+from ragkit.ingestion.pdf_bounds import uncut_columns
+from ragkit.ingestion.pdf_spans import cell_text, left_to_right
 
 
 def _blocks(placed: list[tuple[float, float, str]]) -> list[dict]:
@@ -91,3 +92,15 @@ def test_a_word_set_in_two_spans_keeps_its_last_letter_beyond_the_boundary():
     assert [len(ln["spans"]) for b in blocks for ln in b["lines"]] == [2]
     assert cell_text(blocks, (20.0, 40.0, end - 0.3, 70.0)) == "Coronary"
     assert cell_text(blocks, (end - 0.3, 40.0, 380.0, 70.0)) == ""
+
+
+def test_two_boundaries_a_sliver_apart_are_one():
+    """CDC's housing table: the engine drew boundaries at 461 and 467 with no word between them, each
+    cutting the group label over both ("Inadequate housing units"), and both were dropped: "(4.6) 1.1
+    (0.8–1.5)" read in one cell. As one boundary, midway, the three columns stand apart."""
+    share = [(436.0, 458.0)] * 8  # "(4.9)", the share column's figures
+    ratio = [(470.0, 480.0)] * 8  # "1.1", the odds ratio's
+    group = (441.0, 530.0)  # "Inadequate housing units", over both
+    bounds = uncut_columns([461.0, 467.0], 0.0, [*share, *ratio, group])
+    assert len(bounds) == 1 and 458.0 <= bounds[0] <= 470.0
+    assert uncut_columns([461.0], 0.0, [*share, *ratio, group]) == [461.0]  # one boundary: as before
