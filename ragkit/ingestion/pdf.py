@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.core.errors import DocumentError
@@ -181,7 +182,7 @@ def _plain_pages(
 ) -> list[Page]:
     """Text blocks in a column-aware order, tables from pdfplumber in place of the text they cover."""
 
-    raw_pages: list[tuple[list[tuple[float, float, float, float, str]], list[Block], float]] = []
+    raw_pages: list[tuple[list[RawBlock], list[Block], float]] = []
     with Plumber(data, warnings) as plumber:
         for i in range(doc.page_count):  # type: ignore[attr-defined]
             budget.check_time(f"page {i + 1} of {doc.page_count}")  # type: ignore[attr-defined]
@@ -196,7 +197,7 @@ def _plain_pages(
                     blocks = plain_blocks(page)
                 else:  # its paragraphs, top to bottom, in the page's width
                     paras = [t for t in numbered.split("\n\n") if t.strip()]
-                    blocks = [(0.0, float(k), width, k + 1.0, t) for k, t in enumerate(paras)]
+                    blocks = [(0.0, float(k), width, k + 1.0, t, ()) for k, t in enumerate(paras)]
             budget.add_text(sum(len(b[4]) for b in blocks))
             found = plumber.tables(i, page) if numbered is None and not turned else []
             raw_pages.append((blocks, found, width))
@@ -206,16 +207,22 @@ def _plain_pages(
     pages: list[Page] = []
     for i, (raw_blocks, page_tables, width) in enumerate(raw_pages):
         blocks = [Block(b[0], b[1], b[2], b[3], words.join_lines(b[4])) for b in raw_blocks]
-        blocks = _replace_table_regions(blocks, page_tables)
+        blocks = _replace_table_regions(blocks, page_tables, [b[5] for b in raw_blocks], words.join_lines)
         text = "\n\n".join(b.text for b in reading_order(stacked(blocks), width))
         pages.append(Page(number=i + 1, text=text, tables=len(page_tables)))
     return pages
 
 
-def plain_blocks(page: object) -> list[tuple[float, float, float, float, str]]:
+#: a line of a text block: its box and text
+Line = tuple[float, float, float, float, str]
+#: a text block: its box, its text and its lines
+RawBlock = tuple[float, float, float, float, str, tuple[Line, ...]]
+
+
+def plain_blocks(page: object) -> list[RawBlock]:
     """A page's text blocks as PyMuPDF reads them (ligatures expanded, so "classification" matches what
     users type), with raised digits as Unicode superscripts and a fraction set from raised and lowered
-    digits as its character ("48¹/2" -> "48½", not the number 481/2)."""
+    digits as its character ("48¹/2" -> "48½", not the number 481/2); each with its lines."""
     import pymupdf
 
     flags = pymupdf.TEXTFLAGS_DICT & ~pymupdf.TEXT_PRESERVE_LIGATURES & ~pymupdf.TEXT_PRESERVE_IMAGES
@@ -229,22 +236,38 @@ def plain_blocks(page: object) -> list[tuple[float, float, float, float, str]]:
             for s in line["spans"]:
                 raised = s["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT and _DIGITS.fullmatch(s["text"].strip())
                 text += s["text"].strip().translate(_RAISED) if raised else s["text"]
-            lines.append(text)
-        text = fractions("\n".join(lines))
+            lines.append((*line["bbox"], text))
+        text = fractions("\n".join(t for *_, t in lines))
         if text.strip():
-            out.append((*b["bbox"], text))
+            out.append((*b["bbox"], text, tuple(lines)))
     return out
 
 
-def _replace_table_regions(blocks: list[Block], tables: list[Block]) -> list[Block]:
-    """Drop text blocks whose centre lies inside a table; the table block stands in their place."""
+def _replace_table_regions(
+    blocks: list[Block],
+    tables: list[Block],
+    lines: Sequence[Sequence[Line]] = (),
+    join: Callable[[str], str] = str,
+) -> list[Block]:
+    """Drop text blocks whose centre lies inside a table; the table block stands in their place. The
+    lines of a dropped block set beside the table stay, a block of their own (PyMuPDF read a one-row
+    table's label and its last figure as one block, and the label went with the table's figures)."""
     if not tables:
         return blocks
 
-    def covers(t: Block, b: Block) -> bool:  # 1 pt of slack round the table
-        return inside((t.x0 - 1, t.y0 - 1, t.x1 + 1, t.y1 + 1), (b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2)
+    def covers(t: Block, x0: float, y0: float, x1: float, y1: float) -> bool:  # 1 pt of slack round it
+        return inside((t.x0 - 1, t.y0 - 1, t.x1 + 1, t.y1 + 1), (x0 + x1) / 2, (y0 + y1) / 2)
 
-    kept = [b for b in blocks if not any(covers(t, b) for t in tables)]
+    kept = []
+    for k, b in enumerate(blocks):
+        if not any(covers(t, b.x0, b.y0, b.x1, b.y1) for t in tables):
+            kept.append(b)
+            continue
+        own = lines[k] if k < len(lines) else ()
+        out = [ln for ln in own if not any(covers(t, *ln[:4]) for t in tables)]
+        if out and (text := join("\n".join(ln[4] for ln in out))).strip():
+            box = (min(ln[0] for ln in out), min(ln[1] for ln in out), max(ln[2] for ln in out))
+            kept.append(Block(*box, max(ln[3] for ln in out), text))
     return kept + tables
 
 
