@@ -286,3 +286,29 @@ def test_a_web_pages_short_unpunctuated_line_is_a_caption_to_quote_a_pdfs_is_a_h
         texts = [u.text for u in collect([hit(d, 1, 0, len(text))], {d.doc_id: d})]
         assert ("Kenya is getting ready to welcome the US president" in texts) is quoted
         assert "Kenya trip" not in " ".join(texts)
+
+
+@pytest.mark.parametrize("below", [False, True])
+def test_a_tables_caption_is_its_rows_context_not_an_answer_of_its_own(below):
+    """A title naming the table ("Table 8: Number of persons …", over it, or under it as a paper sets it)
+    holds the years and units its rows answer with: read alone, it outranked the row and the reader
+    refused "… in 2004?" because its chosen passage lacked the year in the table's header."""
+    caption = "Table 8: Number of persons attending labour market training from 2001 to 2005"
+    table = "|  | 2001 | 2004 |\n|---|---|---|\n| On labour market training | 29 300 | 33 500 |"
+    prose = "Labour market training is part of active labour policy in Finland."
+    after = "More prose follows."
+    text = f"{prose}\n\n{table}\n\n{caption}" if below else f"{prose}\n\n{caption}\n\n{table}\n\n{after}"
+    d = doc(text)
+    units = collect([hit(d, 1, 0, len(text))], {d.doc_id: d})
+    assert not any("Number of persons" in u.text for u in units)
+    row = next(u for u in units if u.kind == "row")
+    assert row.header.startswith(caption + "\n\n|")
+    assert any(u.kind == "sentence" and u.text == prose for u in units)
+
+
+def test_a_paragraph_that_only_mentions_a_table_is_still_prose():
+    text = "Table 2 shows that 41 persons took part.\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    d = doc(text)
+    units = collect([hit(d, 1, 0, len(text))], {d.doc_id: d})
+    assert any(u.kind == "sentence" and u.text.startswith("Table 2 shows") for u in units)
+    assert next(u for u in units if u.kind == "row").header.startswith("| a | b |")

@@ -71,6 +71,33 @@ def header_end(text: str, table: tuple[int, int, int]) -> int:
     return body
 
 
+#: a table's caption: "Table 8: Number of persons …", "TABLE 2. Results", "Tab. 3 – …" (bold or a heading)
+_CAPTION = re.compile(
+    r"\s*(?:#{1,6}\s+)?(?:\*\*|__)?(?:Table|TABLE|Tab\.)\s+[\dIVX]+[a-z]?\s*(?:\*\*|__)?[.:\u2013\u2014-]"
+)
+
+
+def table_captions(text: str, regions: Sequence[tuple[int, int, int]]) -> dict[int, tuple[int, int]]:
+    """The caption paragraph of each table (keyed by the table's start), the paragraph right above it
+    that names it ("Table 8: Number of persons attending …"), or else the one right under it (a paper
+    sets it there): the rows' context, not an answer of its own; a title over a table holds its years or
+    units, and read alone it outranked the row that answers."""
+    out: dict[int, tuple[int, int]] = {}
+    starts = {t[0] for t in regions}
+    for start, _, end in regions:
+        before = text.rfind("\n\n", 0, max(start - 1, 0))
+        above = (before + 2 if before >= 0 else 0, start)
+        if _CAPTION.match(text, *above):
+            out[start] = (above[0], len(text[: above[1]].rstrip()))
+            continue
+        at = len(text) - len(text[end:].lstrip())
+        under = text.find("\n\n", at)
+        under = len(text) if under < 0 else under
+        if at < under and _CAPTION.match(text, at, under) and under + 2 not in starts:
+            out[start] = (at, under)
+    return out
+
+
 def furniture(pages: Sequence[str]) -> frozenset[str]:
     """The running headers and footers of a document: lines (digits ignored) that repeat on at least 40 %
     of its pages, when it has three or more; page-number lines are recognised on their own."""
@@ -260,8 +287,9 @@ def _units_of(
             intro = clean(before[-1]) if before and not before[-1].strip().startswith(("#", "|")) else ""
             out.append(Unit(n, 0, text[s:e].strip(), "code", intro, context, (n,)))
     regions = table_regions(text)
+    captions = table_captions(text, regions)
     for p_start, p_end in paragraphs(text, w_lo, w_hi):
-        if p_end <= lo or p_start >= hi:
+        if p_end <= lo or p_start >= hi or any(a < p_end and p_start < b for a, b in captions.values()):
             continue
         for s, e in sentences(text, p_start, p_end):
             if s >= hi or e <= lo or any(cs <= s < ce for cs, ce in code):
@@ -272,7 +300,11 @@ def _units_of(
                 if table is not None and s >= table[1]:
                     body = header_end(text, table)
                     if s >= body:  # a header's second line ("Category | P | R | F1") is no answer
-                        out.append(Unit(n, 0, raw.strip(), "row", text[table[0] : body], context, (n,)))
+                        head = text[table[0] : body]
+                        if table[0] in captions:  # the table's title first, as the page shows it
+                            a, b = captions[table[0]]
+                            head = f"{' '.join(text[a:b].split())}\n\n{head}"
+                        out.append(Unit(n, 0, raw.strip(), "row", head, context, (n,)))
                 continue
             raw = strip_furniture(raw, furn)
             if not raw.strip():
