@@ -22,7 +22,7 @@ from ragkit.ingestion.ocr_boxes import INK, MOST_BOXES, Box, box_rows, inside, r
 from ragkit.ingestion.ocr_grid import grid_text, ruled_grids, unruled
 from ragkit.ingestion.ocr_render import grey, grey_png
 from ragkit.ingestion.ocr_sideways import UNSURE, stacks
-from ragkit.ingestion.ocr_tsv import OcrPage, parse_tsv, read_once, word_box, words_of
+from ragkit.ingestion.ocr_tsv import OcrPage, line_height, parse_tsv, read_once, word_box, words_of
 from ragkit.ingestion.reading import page_ranges, pages_named
 from ragkit.ingestion.tables import count_markdown_tables, table_to_markdown
 
@@ -81,6 +81,13 @@ def needs_ocr(text: str) -> bool:
     return bad / len(stripped) > 0.2 or usable_chars(stripped) / len(stripped) < 0.4
 
 
+#: a page whose lines of text are drawn lower than this (median, in pixels) is read again enlarged to
+#: :data:`TEXT_PX`: Tesseract reads best with capitals about 30 pixels high, and at 13-pixel lines it
+#: misreads letters (tessdoc ImproveQuality, *Rescaling*)
+SMALL_TEXT_PX = 20
+TEXT_PX = 28
+#: the most a page is enlarged to for that (and within the pixel cap, whatever this says)
+MAX_DPI = 600
 #: below this mean word confidence, a page is checked for a sideways or upside-down scan
 TURN_BELOW = 60.0
 #: a ruled box read alone replaces the page layout's reading of it when it reads this many times the
@@ -145,6 +152,14 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
     png = pix.tobytes("png")
     tsv = _tsv(exe, png, lang)
     read = parse_tsv(tsv)
+    height = line_height(tsv)
+    if height is not None and height < SMALL_TEXT_PX and dpi < MAX_DPI:
+        # text drawn too small for Tesseract (an image whose stated resolution is not its scan's: a
+        # 770-pixel typescript page tagged 300 dpi read "ené sebotage" for "and sabotage"): read again
+        # enlarged to a line height it reads well, and keep the surer reading
+        larger = ocr_page(page, lang, min(MAX_DPI, dpi * TEXT_PX / height), limits)
+        if larger.confidence > read.confidence:
+            return larger
     if read.confidence < TURN_BELOW and (turn := orientation(exe, png)):
         again = _read(exe, grey_png(page, dpi, limits, turn=turn), lang)
         return again if again.confidence * again.words > read.confidence * read.words else read

@@ -32,6 +32,18 @@ def words_of(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
     return out
 
 
+def line_height(tsv: str) -> float | None:
+    """The median height, in the image's pixels, of the lines Tesseract read words on (None when it read
+    none): how large the text was drawn, whatever resolution the image says it has."""
+    lines = {(w["block_num"], w["par_num"], w["line_num"]) for _, w in words_of(tsv)}
+    heights = sorted(
+        int(r["height"])
+        for r in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
+        if r.get("level") == "4" and (r["block_num"], r["par_num"], r["line_num"]) in lines
+    )
+    return float(heights[len(heights) // 2]) if heights else None
+
+
 def word_box(r: dict[str, str]) -> tuple[int, int, int, int]:
     """A TSV word's box: x0, y0, x1, y1 in the image's pixels."""
     x, y = int(r["left"]), int(r["top"])
@@ -124,4 +136,4 @@ def _sentences_whole(pieces: list[tuple[str, tuple[int, int, int, int] | None]])
     return texts
 
 
-__all__ = ["OcrPage", "parse_tsv", "words_of"]
+__all__ = ["OcrPage", "line_height", "parse_tsv", "words_of"]
