@@ -85,6 +85,51 @@ def subscripts_inline(chars: list[dict[str, Any]]) -> int:
     return n
 
 
+#: a raised number is at most this share of the size of the text it follows, and its baseline lies above
+#: that text's by at least this share of that text's size
+RAISED_SIZE, RAISED_BY = 0.8, 0.15
+_RAISE = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def raised_inline(chars: list[dict[str, Any]]) -> int:
+    """Write, in place, each raised footnote number among ``chars`` (pdfplumber's, upright: digits right
+    after a letter or mark at most ``RAISED_SIZE`` of its size, the baseline ``RAISED_BY`` of it above)
+    as superscript digits, as the layout parser writes a flagged one ("Level¹⁴ (%)", not "Level14 (%)",
+    a number the page does not print); returns how many digits."""
+    ends: dict[int, list[dict[str, Any]]] = {}  # upright characters by where they end
+    for c in chars:
+        if c.get("upright", True):
+            ends.setdefault(int(c["x1"]), []).append(c)
+    digits = [
+        c for c in chars if c.get("upright", True) and len(c["text"]) == 1 and c["text"] in "0123456789"
+    ]
+    n = 0
+    for c in sorted(digits, key=lambda c: c["x0"]):
+        size, base = float(c["size"]), _baseline(c)
+        before = [
+            b
+            for x in range(int(c["x0"] - 2 * SCRIPT_GAP * size / RAISED_SIZE) - 1, int(c["x0"]) + 2)
+            for b in ends.get(x, ())
+            if b is not c and -1.0 <= c["x0"] - b["x1"] <= SCRIPT_GAP * b["size"]
+            and abs(b["top"] - c["top"]) <= b["size"]
+        ]  # fmt: skip
+        b = max(before, key=lambda b: b["x1"], default=None)
+        if b is None:
+            continue
+        if (
+            b["text"] in "⁰¹²³⁴⁵⁶⁷⁸⁹"
+            and abs(float(b["size"]) - size) < 0.1
+            and abs(_baseline(b) - base) < 0.5
+        ):
+            c["text"], n = c["text"].translate(_RAISE), n + 1  # the next digit of a raised number
+        elif (
+            not b["text"].isdigit() and b["text"].strip() and size <= RAISED_SIZE * float(b["size"])
+            and _baseline(b) - base >= RAISED_BY * float(b["size"])
+        ):  # fmt: skip
+            c["text"], n = c["text"].translate(_RAISE), n + 1
+    return n
+
+
 #: within this share of the font size, two glyph edges meet (a space between them has no room)
 NO_ROOM = 0.05
 

@@ -15,7 +15,7 @@ from ragkit.ingestion.bidi import logical_order, visual_glyphs
 from ragkit.ingestion.pdf_beside import beside
 from ragkit.ingestion.pdf_cells import SLACK, cell_lines, cut_rows, part_rows, row_starts, unmerge
 from ragkit.ingestion.pdf_fills import drawn
-from ragkit.ingestion.pdf_glyphs import on_baseline, roomless_spaces, subscripts_inline
+from ragkit.ingestion.pdf_glyphs import on_baseline, raised_inline, roomless_spaces, subscripts_inline
 from ragkit.ingestion.pdf_spans import WORD_GAP
 from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
@@ -90,6 +90,7 @@ def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
     out: list[tuple[Box, Rows, list[tuple[float, float]]]] = []  # box, rows, each row's top and bottom
     on_baseline(page.chars)  # a font that misstates its glyphs' height misplaces them
     subscripts_inline(page.chars)  # read on their line ("a0a1"), not under it
+    raised_inline(page.chars)  # a footnote's raised number read as one ("Level¹⁴"), not "Level14"
     if roomless := roomless_spaces(page.chars):  # a space the page shows no room for ("15 a" for "15a")
         page = page.filter(lambda obj: id(obj) not in roomless)
     page = drawn(page)  # fills that show no edge make none
