@@ -97,7 +97,8 @@ def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
     edges = page.edges
     visual_glyphs(page.chars)  # right-to-left cells are read in visual order, then put back
     turned = _turned(page)
-    for table in page.find_tables():
+    found = page.find_tables()
+    for table in (t for t in found if not any(u is not t and _holds(t, u.bbox) for u in found)):
         box = closing(table.bbox, edges)
         out.append((table.bbox, *split_rows(table, page, turned)))
         lost = _lost(table, page)
@@ -122,6 +123,15 @@ def table_rows(page: Any) -> list[tuple[Box, Rows, Box]]:
         (*beside(page, b, rows, across, boxes[:k] + boxes[k + 1 :]), b)
         for k, (b, rows, across) in enumerate(out)
     ]
+
+
+def _holds(frame: Any, box: Box) -> bool:
+    """Whether one cell of ``frame`` (a pdfplumber table) holds all of ``box``, another table: the frame
+    round a page (a title band, a side strip, the table within) is no table of its own; read as one, the
+    whole inner table was one cell of it, its text twice on the page."""
+    x0, y0, x1, y1 = box
+    s = _SLACK
+    return any(c[0] - s <= x0 and c[1] - s <= y0 and x1 <= c[2] + s and y1 <= c[3] + s for c in frame.cells)
 
 
 def _lost(table: Any, page: Any) -> int:
