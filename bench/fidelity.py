@@ -109,6 +109,28 @@ def found(quote: dict, text: str, marks: bool = False) -> bool:
     return False
 
 
+def cell_for_cell(quote: dict, text: str) -> bool:
+    """Whether a table row's cells are whole cells of one Markdown row of the reading, in order (other
+    cells between them allowed, as the quote leaves empty ones out): stricter than :func:`found`, which
+    also finds the cells in order inside one cell (a table read whole into one cell of a frame round it
+    held every row's cells in order on one line)."""
+    import re
+
+    from ragkit.core.folding import fold
+
+    for keep in (True, False):
+        cells = [fold(c, keep) for c in quote.get("cells") or [] if fold(c, keep)]
+        if not cells:
+            return False
+        for line in text.splitlines():
+            if not line.lstrip().startswith("|"):
+                continue
+            row = iter(fold(c, keep) for c in re.split(r"(?<!\\)\|", line.strip().strip("|")))
+            if all(any(c == r for r in row) for c in cells):
+                return True
+    return False
+
+
 def readings(path: Path) -> list[tuple[str, object]]:
     """(parser, document or the error) for each reading of the file."""
     from ragkit.core.errors import DocumentError
@@ -190,8 +212,11 @@ def main() -> None:
                 for key in (("all", label), (kind, label), (f"quote:{q['kind']}", label)):
                     tally[key][0] += ok
                     tally[key][1] += 1
-                rows.append({"id": q["id"], "file": name, "parser": label, "kind": q["kind"], "found": ok,
-                             "found_with_markers_counted": strict})  # fmt: skip
+                row = {"id": q["id"], "file": name, "parser": label, "kind": q["kind"], "found": ok,
+                       "found_with_markers_counted": strict}  # fmt: skip
+                if q.get("cells"):
+                    row["found_cell_for_cell"] = ok and cell_for_cell(q, text)
+                rows.append(row)
         print(f"{name}: done ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
     table = {
         f"{k[0]} / {k[1]}": {"found": v[0], "quotes": v[1], "share": round(v[0] / v[1], 4)}
@@ -209,6 +234,11 @@ def main() -> None:
         "found_default_reading_markers_counted": round(
             sum(r["found_with_markers_counted"] for r in default) / len(default), 4
         ),
+        # table rows whose cells are whole cells of one row of the reading (:func:`cell_for_cell`)
+        "table_rows_cell_for_cell_default": [
+            sum(r["found_cell_for_cell"] for r in default if "found_cell_for_cell" in r),
+            sum("found_cell_for_cell" in r for r in default),
+        ],
         "by_kind_and_reader": table,
         "chunks_with_markup": dict(leaks),
         "chunks": dict(chunks),
@@ -223,9 +253,11 @@ def main() -> None:
     print(write_result(args.name or f"fidelity_{split}", numbers))
     for key, v in table.items():
         print(f"{key:40s} {v['found']:4d}/{v['quotes']:<4d} {v['share']:.1%}")
+    strict, of = numbers["table_rows_cell_for_cell_default"]
     print(f"default reading: {numbers['found_default_reading']:.1%} (markers counted: "
           f"{numbers['found_default_reading_markers_counted']:.1%}); chunks with markup: {dict(leaks)}; "
-          f"invented dates: {len(invented)}; unreadable: {len(failed)}")  # fmt: skip
+          f"invented dates: {len(invented)}; unreadable: {len(failed)}; table rows cell for cell: "
+          f"{strict}/{of}")  # fmt: skip
 
 
 if __name__ == "__main__":

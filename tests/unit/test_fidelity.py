@@ -259,3 +259,18 @@ def test_a_task_lists_box_is_markup_a_quote_leaves_out():
     assert find_folded("Screening of Access report", "- [x] Screening of Access report") is not None
     assert fold("- [ ] Other (describe):") == fold("Other (describe):")
     assert fold("see [1] here") != fold("see here")
+
+
+def test_a_table_row_read_whole_into_one_cell_is_found_but_not_cell_for_cell():
+    """The benchmark's stricter count: a table read as one cell of a frame round it holds each row's cells
+    in order on one line, which :func:`found` accepts; cell for cell, each quoted cell is a whole cell."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    from fidelity import cell_for_cell, found
+
+    quote = {"quote": "Assam | 87.1 | 86.3", "cells": ["Assam", "87.1", "86.3"]}
+    glued = "| ASSAM | |\n|---|---|\n| SCHOOLING STATUS District Assam 87.1 86.3 Barpeta 88.8 | |"
+    assert found(quote, glued) and not cell_for_cell(quote, glued)
+    assert cell_for_cell(quote, "| Assam | 87.1 |  | 86.3 |")  # an empty cell between, as quotes skip it
+    assert not cell_for_cell(quote, "| Assam | 86.3 | 87.1 |")
