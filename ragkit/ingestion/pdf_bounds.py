@@ -15,9 +15,12 @@ def uncut_columns(v_lines: list[float], x0: float, words: list[tuple[float, floa
     edge of a word it cuts where it cuts nothing else and crosses no whole word (it would pass over a
     column: a table's wide total "2,893,045" reaching under its neighbour pushed the boundary past the
     next column, and two years' figures shared a cell beside an empty one). Where every such place cuts
-    a word, the boundary stays at the one that cuts fewest if the columns beside it hold at least
-    :data:`KEPT_FOR` whole words per word cut (a heading over two columns, "Actual", "Projected": cells
-    take whole words, so it is not split), and is dropped otherwise (the two columns are one)."""
+    a word, the boundary stays at the one that cuts fewest of those where the columns beside it hold at
+    least :data:`KEPT_FOR` whole words per word cut (a heading over two columns, "Actual", "Projected":
+    cells take whole words, so it is not split), and is dropped where there is none (the two columns are
+    one). A tax table's "Your tax is—" over three columns of figures cut fewest at the edge of the first
+    column's figures, where one word stood left of it, and the boundary was dropped; where it was drawn,
+    it cuts three words of the heading between columns of sixty figures each, and stays.)"""
 
     def cuts(x: float) -> int:
         return sum(a + 0.5 < x < b - 0.5 for a, b in words)
@@ -31,20 +34,23 @@ def uncut_columns(v_lines: list[float], x0: float, words: list[tuple[float, floa
     for k, x in enumerate(absolute):
         if cuts(x):
             edges = {e for a, b in words if a + 0.5 < x < b - 0.5 for e in (a - 0.5, b + 0.5)}
-            places = [e for e in edges | {x} if not crosses(x, e)]
-            best = min(places, key=lambda e: (cuts(e), abs(e - x), e)) if places else None
-            if best is not None and cuts(best):
-                lo = absolute[k - 1] if k else float("-inf")
-                hi = absolute[k + 1] if k + 1 < len(absolute) else float("inf")
-                left = sum(lo <= a and b <= best for a, b in words)
-                right = sum(best <= a and b <= hi for a, b in words)
-                best = best if min(left, right) >= KEPT_FOR * cuts(best) else None
-            if best is None:
+            lo = absolute[k - 1] if k else float("-inf")
+            hi = absolute[k + 1] if k + 1 < len(absolute) else float("inf")
+            places = [e for e in edges | {x} if not crosses(x, e) and _held(e, lo, hi, words, cuts(e))]
+            if not places:
                 continue
-            x = best
+            x = min(places, key=lambda e: (cuts(e), abs(e - x), e))
         if not out or x - x0 > out[-1] + 1.0:
             out.append(x - x0)
     return out
+
+
+def _held(e: float, lo: float, hi: float, words: list[tuple[float, float]], cut: int) -> bool:
+    """Whether a boundary at ``e`` (between neighbours at ``lo`` and ``hi``) may stand: it cuts no word, or
+    the columns each side of it hold :data:`KEPT_FOR` whole words per word it cuts."""
+    left = sum(lo <= a and b <= e for a, b in words)
+    right = sum(e <= a and b <= hi for a, b in words)
+    return min(left, right) >= KEPT_FOR * cut
 
 
 def _slivers_closed(bounds: list[float], words: list[tuple[float, float]]) -> list[float]:

@@ -104,3 +104,16 @@ def test_two_boundaries_a_sliver_apart_are_one():
     bounds = uncut_columns([461.0, 467.0], 0.0, [*share, *ratio, group])
     assert len(bounds) == 1 and 458.0 <= bounds[0] <= 470.0
     assert uncut_columns([461.0], 0.0, [*share, *ratio, group]) == [461.0]  # one boundary: as before
+
+
+def test_a_boundary_under_a_heading_stays_where_its_columns_hold_it():
+    """The 2007 tax table's "And you are—" and "Your tax is—" over its Single and Qualifying widow(er)
+    columns (word extents as the engine read them): the boundary between the two cut three heading words,
+    and the place that cut fewest (one) had no whole word left of it, so it was dropped and the columns
+    were read as one ("131 131"). It stays at the nearest place the columns beside it hold."""
+    figures = [(129.7, 137.7)] * 36 + [(125.7, 137.7)] * 12 + [(133.7, 137.7)] * 6  # Single
+    figures += [(163.6, 171.6)] * 36 + [(159.6, 171.6)] * 12 + [(167.6, 171.6)] * 6  # Qualifying widow(er)
+    heads = [(135.5, 149.1), (151.1, 163.5), (165.5, 184.0), (116.1, 135.5), (144.0, 174.3), (144.0, 173.5),
+             (137.9, 153.8), (155.8, 165.9), (167.8, 181.7)]  # fmt: skip
+    (bound,) = uncut_columns([149.0], 0.0, figures + heads)
+    assert 137.7 < bound < 159.6
