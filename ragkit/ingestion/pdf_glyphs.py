@@ -117,7 +117,8 @@ def raised_inline(chars: list[dict[str, Any]]) -> int:
         if b is None:
             continue
         if (
-            b["text"] in "⁰¹²³⁴⁵⁶⁷⁸⁹"
+            len(b["text"]) == 1
+            and b["text"] in "⁰¹²³⁴⁵⁶⁷⁸⁹"
             and abs(float(b["size"]) - size) < 0.1
             and abs(_baseline(b) - base) < 0.5
         ):
