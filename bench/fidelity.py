@@ -125,7 +125,7 @@ def cell_for_cell(quote: dict, text: str) -> bool:
         for line in text.splitlines():
             if not line.lstrip().startswith("|"):
                 continue
-            row = iter(fold(c, keep) for c in re.split(r"(?<!\\)\|", line.strip().strip("|")))
+            row = iter(fold(c.strip(), keep) for c in re.split(r"(?<!\\)\|", line.strip().strip("|")))
             if all(any(c == r for r in row) for c in cells):
                 return True
     return False
