@@ -9,6 +9,7 @@ from functools import partial
 from itertools import pairwise
 from typing import Any
 
+from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_spans import WORD_GAP
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own; how
@@ -186,8 +187,7 @@ def _centred(box: Box, obj: dict[str, Any]) -> bool:
     only grazes (the row above's last line, its glyphs' tops on the rule) is not the cell's."""
     if obj.get("object_type") != "char":
         return True
-    x, y = (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
+    return inside(box, (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2)
 
 
 def _joined(words: list[dict[str, Any]], line_of: dict[int, int]) -> Lines:

@@ -55,21 +55,32 @@ def _baseline(c: dict[str, Any]) -> float:
     return float(c["bottom"]) if not m else float(c["bottom"]) + float(c["y0"]) - float(m[5])
 
 
+def _by_end(chars: list[dict[str, Any]]) -> dict[int, list[dict[str, Any]]]:
+    """``chars``' upright characters (pdfplumber's) by the whole point where they end: where to look for
+    the character right before another."""
+    ends: dict[int, list[dict[str, Any]]] = {}
+    for c in chars:
+        if c.get("upright", True):
+            ends.setdefault(int(c["x1"]), []).append(c)
+    return ends
+
+
+def _ending(ends: dict[int, list[dict[str, Any]]], lo: int, hi: int) -> list[dict[str, Any]]:
+    """The characters of ``ends`` (:func:`_by_end`) that end at a whole point from ``lo`` up to ``hi``."""
+    return [b for x in range(lo, hi) for b in ends.get(x, ())]
+
+
 def subscripts_inline(chars: list[dict[str, Any]]) -> int:
     """Set again, in place, the box of each subscript among ``chars`` (pdfplumber's, upright: a character
     at most ``SCRIPT_SIZE`` of the size of the one it follows, its baseline ``LOWERED`` below) to the box
     of the character it follows, so that it is read on that character's line; returns how many."""
-    ends: dict[int, list[dict[str, Any]]] = {}  # upright characters by where they end
-    for c in chars:
-        if c.get("upright", True):
-            ends.setdefault(int(c["x1"]), []).append(c)
+    ends = _by_end(chars)
     n = 0
     for c in sorted((c for c in chars if c.get("upright", True)), key=lambda c: c["x0"]):
         size, base = float(c["size"]), _baseline(c)
         near = [
             b
-            for x in range(int(c["x0"] - SCRIPT_GAP * 2 * size) - 1, int(c["x0"]) + 1)
-            for b in ends.get(x, ())
+            for b in _ending(ends, int(c["x0"] - SCRIPT_GAP * 2 * size) - 1, int(c["x0"]) + 1)
             if b is not c and size <= SCRIPT_SIZE * b["size"]
             and -1.0 <= c["x0"] - b["x1"] <= SCRIPT_GAP * b["size"]
             and LOWERED[0] * b["size"] <= base - _baseline(b) <= LOWERED[1] * b["size"]
@@ -96,10 +107,7 @@ def raised_inline(chars: list[dict[str, Any]]) -> int:
     after a letter or mark at most ``RAISED_SIZE`` of its size, the baseline ``RAISED_BY`` of it above)
     as superscript digits, as the layout parser writes a flagged one ("Level¹⁴ (%)", not "Level14 (%)",
     a number the page does not print); returns how many digits."""
-    ends: dict[int, list[dict[str, Any]]] = {}  # upright characters by where they end
-    for c in chars:
-        if c.get("upright", True):
-            ends.setdefault(int(c["x1"]), []).append(c)
+    ends = _by_end(chars)
     digits = [
         c for c in chars if c.get("upright", True) and len(c["text"]) == 1 and c["text"] in "0123456789"
     ]
@@ -108,25 +116,22 @@ def raised_inline(chars: list[dict[str, Any]]) -> int:
         size, base = float(c["size"]), _baseline(c)
         before = [
             b
-            for x in range(int(c["x0"] - 2 * SCRIPT_GAP * size / RAISED_SIZE) - 1, int(c["x0"]) + 2)
-            for b in ends.get(x, ())
+            for b in _ending(ends, int(c["x0"] - 2 * SCRIPT_GAP * size / RAISED_SIZE) - 1, int(c["x0"]) + 2)
             if b is not c and -1.0 <= c["x0"] - b["x1"] <= SCRIPT_GAP * b["size"]
             and abs(b["top"] - c["top"]) <= b["size"]
         ]  # fmt: skip
         b = max(before, key=lambda b: b["x1"], default=None)
         if b is None:
             continue
-        if (
-            len(b["text"]) == 1
-            and b["text"] in "⁰¹²³⁴⁵⁶⁷⁸⁹"
-            and abs(float(b["size"]) - size) < 0.1
-            and abs(_baseline(b) - base) < 0.5
-        ):
-            c["text"], n = c["text"].translate(_RAISE), n + 1  # the next digit of a raised number
-        elif (
+        goes_on = (  # the next digit of a raised number
+            len(b["text"]) == 1 and b["text"] in "⁰¹²³⁴⁵⁶⁷⁸⁹"
+            and abs(float(b["size"]) - size) < 0.1 and abs(_baseline(b) - base) < 0.5
+        )  # fmt: skip
+        starts = (
             not b["text"].isdigit() and b["text"].strip() and size <= RAISED_SIZE * float(b["size"])
             and _baseline(b) - base >= RAISED_BY * float(b["size"])
-        ):  # fmt: skip
+        )  # fmt: skip
+        if goes_on or starts:
             c["text"], n = c["text"].translate(_RAISE), n + 1
     return n
 
