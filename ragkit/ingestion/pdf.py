@@ -42,17 +42,22 @@ _ACCENTED = re.compile("([" + "".join(_SPACING) + "])([A-Za-z\u0131])")
 #: a ring set raised as a degree sign between a figure and "C" or "F" (TeX's ``^\circ``, read as U+2218
 #: or U+25E6; a datasheet's text layer stores its rings so too): "25◦C" is "25°C"
 _RING = re.compile(r"(?<=\d)(\s?)[\u2218\u25e6](?=\s?[CF](?![A-Za-z]))")
+#: a datasheet's ring (U+25E6, not TeX's ring operator) set before "C" or "F" with no figure before it:
+#: a unit of its own ("◦C" in a Unit column, "in ◦F")
+_RING_ALONE = re.compile(r"(?:^|(?<=[\s(/|]))\u25e6(?=[CF](?![A-Za-z]))", re.M)
 
 
 def join_accents(text: str) -> str:
     """ "F¨arber" -> "Färber": a spacing accent right before a letter joined onto it (so the word is
-    searchable as typed); a ring raised as a degree sign read as one ("20-45◦C" -> "20-45°C")."""
+    searchable as typed); a ring raised as a degree sign read as one ("20-45◦C" -> "20-45°C", a unit
+    "◦C" -> "°C")."""
 
     def compose(m: re.Match[str]) -> str:
         letter = "i" if m.group(2) == "\u0131" else m.group(2)  # TeX accents a dotless i
         return unicodedata.normalize("NFC", letter + _SPACING[m.group(1)])
 
-    return _RING.sub(lambda m: f"{m.group(1)}\u00b0", _ACCENTED.sub(compose, text))
+    text = _RING.sub(lambda m: f"{m.group(1)}\u00b0", _ACCENTED.sub(compose, text))
+    return _RING_ALONE.sub("\u00b0", text)
 
 
 def _pictures_marked(page: Page) -> Page:

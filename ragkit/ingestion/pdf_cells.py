@@ -135,7 +135,7 @@ def _parts(
     its column's left and runs on past its edge is text longer than its column ("AIRFARE FOR … SAINT
     LOUIS TO"), read in that column; one centred across an edge is a heading over both."""
     words = (
-        page.filter(partial(_centred, box))  # a character is a cell's by its middle, as pdfplumber's cells
+        page.filter(partial(centred, box))  # a character is a cell's by its middle, as pdfplumber's cells
         .crop(box, strict=False)
         .extract_words(x_tolerance_ratio=WORD_GAP, extra_attrs=["size"])
     )
@@ -182,7 +182,7 @@ def _centred_beside(parts: dict[tuple[int, int], Lines]) -> bool:
     return len(tall) == 1 and bool(level) and all(tall[0][0][0] < y < tall[0][-1][0] for y in level)
 
 
-def _centred(box: Box, obj: dict[str, Any]) -> bool:
+def centred(box: Box, obj: dict[str, Any]) -> bool:
     """Whether ``obj`` is no character, or one whose middle lies in ``box``: a line that the cell's box
     only grazes (the row above's last line, its glyphs' tops on the rule) is not the cell's."""
     if obj.get("object_type") != "char":

@@ -17,6 +17,7 @@ from ragkit.ingestion.pdf_cells import SLACK, cell_lines, cut_rows, part_rows, r
 from ragkit.ingestion.pdf_fills import drawn
 from ragkit.ingestion.pdf_glyphs import on_baseline, raised_inline, roomless_spaces, subscripts_inline
 from ragkit.ingestion.pdf_spans import WORD_GAP
+from ragkit.ingestion.pdf_unruled import stacked, two_columns
 from ragkit.ingestion.wrapped_rows import goes_on, join_cell
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own
@@ -187,6 +188,10 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
         lines = [cell_lines(page, bbox) if text else [] for bbox, text in zip(row.cells, cells, strict=True)]
         filled = [ls for ls in lines if ls]
         starts = row_starts(filled)
+        if not starts and (rows := stacked(lines)):  # rows stacked beside a cell spanning them
+            out += [r for r, _ in rows]
+            spans += [(max(a, up), min(b, down)) for _, (a, b) in rows]
+            continue
         if not starts:
             out.append(cells)
             spans.append((up, down))
@@ -194,7 +199,7 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
         rows = cut_rows(lines, starts)
         out += [r for r, _ in rows]
         spans += [(max(a, up), min(b, down)) for _, (a, b) in rows]
-    return out, spans
+    return two_columns(page, table, out, spans), spans
 
 
 def _turned(page: Any) -> dict[str, str]:
