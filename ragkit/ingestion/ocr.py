@@ -19,6 +19,7 @@ from ragkit.core.errors import DocumentError
 from ragkit.core.types import Page
 from ragkit.ingestion.limits import Budget, Limits
 from ragkit.ingestion.ocr_boxes import INK, MOST_BOXES, Box, box_rows, inside, ruled_boxes
+from ragkit.ingestion.ocr_columns import two_columns
 from ragkit.ingestion.ocr_grid import grid_text, ruled_grids, unruled
 from ragkit.ingestion.ocr_render import grey, grey_png
 from ragkit.ingestion.ocr_sideways import UNSURE, stacks
@@ -151,8 +152,9 @@ def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits |
     pix = grey(page, dpi, limits)
     png = pix.tobytes("png")
     tsv = _tsv(exe, png, lang)
-    read = parse_tsv(tsv)
     height = line_height(tsv)
+    tsv = two_columns(tsv)  # two columns of a caption box read as one, read apart
+    read = parse_tsv(tsv)
     if height is not None and height < SMALL_TEXT_PX and dpi < MAX_DPI:
         # text drawn too small for Tesseract (an image whose stated resolution is not its scan's: a
         # 770-pixel typescript page tagged 300 dpi read "ené sebotage" for "and sabotage"): read again
