@@ -148,6 +148,20 @@ def join_wrapped(rows: list[list[str]]) -> list[tuple[int, list[str]]]:
     return out
 
 
+#: a dot leader: four or more dots (spaced or not) running from a cell's words to its edge, or to the
+#: line number a form's box holds ("income . . . . . ▶ 37")
+LEADER = re.compile(r"\s*(?:\.\s*){4,}(?=\s|$)")
+#: what is left of a leader after a label that nearly fills its cell: spaced dots to the cell's end
+#: ("Curfew and loitering law violations . .")
+_LEADER_END = re.compile(r"(?<=\w|\))(?:\s\.){2,}\s*$")
+
+
+def drop_leaders(cell: str) -> str:
+    """A cell's text without its dot leaders: they draw the eye across the page and are no part of the
+    value ("Murder and nonnegligent manslaughter . . . . ." is the offence's name)."""
+    return " ".join(_LEADER_END.sub("", LEADER.sub(" ", cell)).split()) if "." in cell else cell
+
+
 _ROW = re.compile(r"^\|.*\|[ \t]*$")
 _DELIMITER = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+[ \t]*$")
 _SPLIT = re.compile(r"(?<!\\)\|")
@@ -158,14 +172,15 @@ def _cells(line: str) -> list[str]:
 
 
 def _table(lines: list[str]) -> list[str]:
-    """One Markdown table's lines (its delimiter row second, if any) with its wrapped rows joined; a row
-    left as it was keeps its line."""
+    """One Markdown table's lines (its delimiter row second, if any) with its cells' dot leaders dropped
+    and its wrapped rows joined; a row left as it was keeps its line."""
     ruled = len(lines) > 1 and _DELIMITER.match(lines[1]) is not None
     kept = [line for n, line in enumerate(lines) if not (ruled and n == 1)]
-    rows = [_cells(line) for line in kept]
+    read = [_cells(line) for line in kept]
+    rows = [[drop_leaders(c) for c in cells] for cells in read]
     out = []
     for n, cells in join_wrapped(rows):
-        if cells == rows[n]:
+        if cells == read[n]:
             out.append(kept[n])
         else:
             out.append(
