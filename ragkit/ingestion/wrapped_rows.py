@@ -151,9 +151,10 @@ def join_wrapped(rows: list[list[str]]) -> list[tuple[int, list[str]]]:
 #: a dot leader: four or more dots (spaced or not) running from a cell's words to its edge, or to the
 #: line number a form's box holds ("income . . . . . ▶ 37")
 LEADER = re.compile(r"\s*(?:\.\s*){4,}(?=\s|$)")
-#: what is left of a leader after a label that nearly fills its cell: spaced dots to the cell's end
-#: ("Curfew and loitering law violations . .")
-_LEADER_END = re.compile(r"(?<=\w|\))(?:\s\.){2,}\s*$")
+#: what is left of a leader after a label that nearly fills its cell: two spaced dots at the cell's end
+#: ("Curfew and loitering law violations . ."); three are an ellipsis as a tax form prints it ("IF the
+#: age at annuity starting date (see page 13) was . . ."), kept
+_LEADER_END = re.compile(r"(?<=\w|\))\s\.\s\.\s*$")
 
 
 def drop_leaders(cell: str) -> str:

@@ -196,16 +196,18 @@ def test_a_cells_next_sentence_rides_with_a_label_cut_mid_way():
 def test_the_layout_engines_table_cells_lose_their_dot_leaders():
     """The FBI arrest table (issue 39): the layout engine kept each offence's dot leaders in its cell
     ("Murder and nonnegligent manslaughter . . . . . . ."), and so in quoted answers; its leaders now go
-    as pdfplumber's cells' do, a short leader's last dots too, and a form's line number stays."""
+    as pdfplumber's cells' do, a short leader's last two dots too; a form's line number stays, and so
+    does an ellipsis printed as three spaced dots."""
     md = "\n".join([
         "|Offense charged|Total|", "|---|---|",
         "|Murder and nonnegligent manslaughter . . . . . . . . .|10.0|",
         "|Curfew and loitering law violations . .|91.0|",
         "|Subtract line 36 from line 22 . . . . . ▶ 37|1|",
-        "|Not available|. . .|", "|Wait...|2|",
+        "|Not available|. . .|", "|Wait...|2|", "|IF the age at annuity starting date was . . .|3|",
     ])  # fmt: skip
     out = join_wrapped_markdown(md).splitlines()
     assert out[2:] == [
         "|Murder and nonnegligent manslaughter|10.0|", "|Curfew and loitering law violations|91.0|",
         "|Subtract line 36 from line 22 ▶ 37|1|", "|Not available|. . .|", "|Wait...|2|",
+        "|IF the age at annuity starting date was . . .|3|",
     ]  # fmt: skip
