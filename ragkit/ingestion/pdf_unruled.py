@@ -126,16 +126,19 @@ def two_columns(page: Any, table: Any, rows: Rows, spans: list[tuple[float, floa
     if not grid or any(len(r) != len(grid[0]) for r in [*grid, *rows]):
         return rows
     top, bottom = table.bbox[1], table.bbox[3]
-    for j in reversed(range(len(grid[0]))):
-        cells = [r[j] for r in grid]
-        if any(c is None for c in cells):
-            continue
-        x0, x1 = cells[0][0], cells[0][2]
-        if any(abs(c[0] - x0) > SLACK or abs(c[2] - x1) > SLACK for c in cells):
-            continue
-        words = _column_words(page, (x0, top, x1, bottom))
+    columns = []  # (index, left, right) of each column no cell spans
+    for j, cells in enumerate(zip(*grid, strict=True)):
+        if all(c is not None for c in cells):
+            x0, x1 = cells[0][0], cells[0][2]
+            if all(abs(c[0] - x0) <= SLACK and abs(c[2] - x1) <= SLACK for c in cells):
+                columns.append((j, x0, x1))
+    if not columns:
+        return rows
+    words = _column_words(page, table.bbox)  # read once for every column
+    for j, x0, x1 in reversed(columns):
+        mine = [w for w in words if x0 <= (w["x0"] + w["x1"]) / 2 < x1]
         by_row = [
-            [w for w in words if max(a, top) <= (w["top"] + w["bottom"]) / 2 < min(b, bottom)]
+            [w for w in mine if max(a, top) <= (w["top"] + w["bottom"]) / 2 < min(b, bottom)]
             for a, b in spans
         ]
         cut = _channel(by_row, x0, x1)
