@@ -130,6 +130,9 @@ def test_spacing_accents_of_tex_pdfs_are_joined_onto_their_letters():
     # a ring raised as a degree sign (a datasheet's "20-45◦C", TeX's "25∘C"); no ring elsewhere
     assert join_accents("20-45\u25e6C, +45 \u25e6C, 25\u2218C") == "20-45°C, +45 °C, 25°C"
     assert join_accents("f \u2218 g, 5\u25e6Ca") == "f \u2218 g, 5\u25e6Ca"
+    # a datasheet's ring as a unit of its own (a Unit column's cell, "in ◦F"); TeX's ring operator is not
+    assert join_accents("| 0 - +45 | \u25e6C |\n\u25e6C\nin \u25e6F") == "| 0 - +45 | °C |\n°C\nin °F"
+    assert join_accents("G \u2218C, \u25e6Cl") == "G \u2218C, \u25e6Cl"
     doc = load_document(PDFS / "acl2020_s2orc_2020.acl-main.447.pdf", settings=ParseSettings("plain"))
     assert "Saier and Färber (2019)" in " ".join(p.text for p in doc.pages)
 
