@@ -11,11 +11,9 @@ rules of a table, key-value lines and a page of prose are left as they were read
 
 from __future__ import annotations
 
-import csv
-import io
 from itertools import pairwise
-from typing import Any
 
+from ragkit.ingestion.ocr_tsv import words_of
 from ragkit.ingestion.wrapped_rows import goes_on
 
 #: a gap in a line this many times the page's median word height wide parts two columns
@@ -121,8 +119,7 @@ def two_columns(tsv: str) -> str:
     """Tesseract's TSV (its words only: the levels above them are left out) with each stretch of two
     columns it read as one (see the module) numbered as the left column's paragraphs, then the right
     one's, in place; other words as they were."""
-    rows = list(csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE))
-    words = [r for r in rows if r.get("level") == "5" and (r.get("text") or "").strip()]
+    words = [r for _, r in words_of(tsv)]
     if len(words) < 6:
         return tsv
     heights = sorted(int(w["height"]) for w in words)
@@ -137,10 +134,12 @@ def two_columns(tsv: str) -> str:
     regions = _regions(lines, gap)
     if not regions:
         return tsv
-    return _renumbered(rows, words, lines, regions)
+    return _renumbered(list(words[0]), words, lines, regions)
 
 
-def _renumbered(rows: list[Any], words: list[Word], lines: list[list[Word]], regions: list) -> str:
+def _renumbered(
+    fields: list[str], words: list[Word], lines: list[list[Word]], regions: list[tuple[int, int, float]]
+) -> str:
     """The TSV's words, each region's read as its columns (a paragraph each), numbered so that
     Tesseract's order (block, paragraph, line) is the reading order: every paragraph its own block, in
     the order of its first word, a region's in its place."""
@@ -173,5 +172,4 @@ def _renumbered(rows: list[Any], words: list[Word], lines: list[list[Word]], reg
         for n, line in enumerate(par, start=1):
             for k, w in enumerate(line, start=1):
                 out.append({**w, "block_num": str(b), "par_num": "1", "line_num": str(n), "word_num": str(k)})
-    fields = list(rows[0].keys()) if rows else []
     return "\n".join(["\t".join(fields), *("\t".join(w.get(f) or "" for f in fields) for w in out)]) + "\n"

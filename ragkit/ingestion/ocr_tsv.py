@@ -35,11 +35,13 @@ def words_of(tsv: str) -> list[tuple[tuple[float, float], dict[str, str]]]:
 def line_height(tsv: str) -> float | None:
     """The median height, in the image's pixels, of the lines Tesseract read words on (None when it read
     none): how large the text was drawn, whatever resolution the image says it has."""
-    lines = {(w["block_num"], w["par_num"], w["line_num"]) for _, w in words_of(tsv)}
+    rows = list(csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE))  # read once
+    key = ("block_num", "par_num", "line_num")
+    lines = {
+        tuple(r[k] for k in key) for r in rows if r.get("level") == "5" and (r.get("text") or "").strip()
+    }
     heights = sorted(
-        int(r["height"])
-        for r in csv.DictReader(io.StringIO(tsv), delimiter="\t", quoting=csv.QUOTE_NONE)
-        if r.get("level") == "4" and (r["block_num"], r["par_num"], r["line_num"]) in lines
+        int(r["height"]) for r in rows if r.get("level") == "4" and tuple(r[k] for k in key) in lines
     )
     return float(heights[len(heights) // 2]) if heights else None
 

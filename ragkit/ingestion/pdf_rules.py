@@ -188,15 +188,12 @@ def split_rows(table: Any, page: Any, turned: dict[str, str]) -> tuple[Rows, lis
         lines = [cell_lines(page, bbox) if text else [] for bbox, text in zip(row.cells, cells, strict=True)]
         filled = [ls for ls in lines if ls]
         starts = row_starts(filled)
-        if not starts and (rows := stacked(lines)):  # rows stacked beside a cell spanning them
-            out += [r for r, _ in rows]
-            spans += [(max(a, up), min(b, down)) for _, (a, b) in rows]
-            continue
-        if not starts:
+        # rows where their lines start, or else rows stacked beside a cell spanning them
+        rows = cut_rows(lines, starts) if starts else stacked(lines)
+        if not rows:
             out.append(cells)
             spans.append((up, down))
             continue
-        rows = cut_rows(lines, starts)
         out += [r for r, _ in rows]
         spans += [(max(a, up), min(b, down)) for _, (a, b) in rows]
     return two_columns(page, table, out, spans), spans
