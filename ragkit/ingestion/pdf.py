@@ -19,13 +19,12 @@ from ragkit.ingestion.numbered_lines import numbered_page_text
 from ragkit.ingestion.ocr import DPI as OCR_DPI
 from ragkit.ingestion.ocr import needs_ocr, ocr_pages, tesseract_path
 from ragkit.ingestion.ocr_boxes import inside
-from ragkit.ingestion.pdf_glyphs import fractions
+from ragkit.ingestion.pdf_glyphs import RAISED, fractions
 from ragkit.ingestion.pdf_hidden import painted_over
 from ragkit.ingestion.pdf_layout import parse_layout_pages
 from ragkit.ingestion.pdf_ligatures import mend_ligatures
 from ragkit.ingestion.pdf_picture import picture_spans
 from ragkit.ingestion.pdf_spacing import install as read_squeezed_spaces
-from ragkit.ingestion.pdf_spans import RAISED as _RAISED
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
 from ragkit.ingestion.reading import PageProgress, page_ranges
@@ -240,7 +239,7 @@ def plain_blocks(page: object) -> list[RawBlock]:
             text = ""
             for s in line["spans"]:
                 raised = s["flags"] & pymupdf.TEXT_FONT_SUPERSCRIPT and _DIGITS.fullmatch(s["text"].strip())
-                text += s["text"].strip().translate(_RAISED) if raised else s["text"]
+                text += s["text"].strip().translate(RAISED) if raised else s["text"]
             lines.append((*line["bbox"], text))
         text = fractions("\n".join(t for *_, t in lines))
         if text.strip():

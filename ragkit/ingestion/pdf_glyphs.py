@@ -99,7 +99,8 @@ def subscripts_inline(chars: list[dict[str, Any]]) -> int:
 #: a raised number is at most this share of the size of the text it follows, and its baseline lies above
 #: that text's by at least this share of that text's size
 RAISED_SIZE, RAISED_BY = 0.8, 0.15
-_RAISE = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+#: digits and signs as their superscript characters (a raised "10⁶", a footnote's "¹⁴")
+RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
 
 
 def raised_inline(chars: list[dict[str, Any]]) -> int:
@@ -132,7 +133,7 @@ def raised_inline(chars: list[dict[str, Any]]) -> int:
             and _baseline(b) - base >= RAISED_BY * float(b["size"])
         )  # fmt: skip
         if goes_on or starts:
-            c["text"], n = c["text"].translate(_RAISE), n + 1
+            c["text"], n = c["text"].translate(RAISED), n + 1
     return n
 
 

@@ -21,6 +21,7 @@ from ragkit.ingestion.ocr_boxes import inside, share_inside
 from ragkit.ingestion.pdf_apart import read_apart
 from ragkit.ingestion.pdf_columns import across_pages, column_order, continues, reorder, sentence_first
 from ragkit.ingestion.pdf_footnotes import NOTE_MARK, footnotes_found
+from ragkit.ingestion.pdf_glyphs import RAISED
 from ragkit.ingestion.pdf_levels import on_page
 from ragkit.ingestion.pdf_tables import Block, Plumber, page_errors
 from ragkit.ingestion.pdf_turned import upright
@@ -33,7 +34,6 @@ _BLANKS = re.compile(r"\n{3,}")
 #: the engine's HTML for raised and lowered text (footnote marks, exponents, chemical formulas)
 _SCRIPT = re.compile(r"<(sup|sub)>([^<>\n]{0,24})</\1>")
 _SCRIPT_DIGITS = re.compile(r"[\d+\-=(),\s]+")
-_RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
 _LOWERED = str.maketrans("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎")
 _FENCE = re.compile(r"^```[^\n`]*\n?", re.M)
 _INLINE_CODE = re.compile(r"`([^`\n]*)`")
@@ -97,7 +97,7 @@ def layout_page(page: Any) -> LayoutPage:
 def _raise_mark(m: re.Match[str]) -> str:
     """A footnote's number raised, as on the page ("> ⁸ The papers …"): a mark, not a number the text
     states (the reader would quote "8The papers …" to "how many …?")."""
-    return f"{m.group(1) or ''}{m.group(2).translate(_RAISED)} "
+    return f"{m.group(1) or ''}{m.group(2).translate(RAISED)} "
 
 
 def reflow(pg: LayoutPage, skip: set[int]) -> tuple[list[tuple[int, int, str]], str]:
@@ -269,7 +269,7 @@ def scripts(text: str) -> str:
     def one(m: re.Match[str]) -> str:
         inner = m.group(2).strip("_* ")
         if inner and _SCRIPT_DIGITS.fullmatch(inner):
-            return inner.replace(" ", "").translate(_RAISED if m.group(1) == "sup" else _LOWERED)
+            return inner.replace(" ", "").translate(RAISED if m.group(1) == "sup" else _LOWERED)
         return inner
 
     return _SCRIPT.sub(one, text)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ragkit.ingestion.bidi import has_rtl
 from ragkit.ingestion.pdf_bounds import uncut_columns
-from ragkit.ingestion.pdf_glyphs import fractions
+from ragkit.ingestion.pdf_glyphs import RAISED, fractions
 from ragkit.ingestion.pdf_headers import Line, header_cuts
 from ragkit.ingestion.pdf_levels import page_rules, two_levels
 from ragkit.ingestion.pdf_picture import picture_text
@@ -33,7 +33,6 @@ from ragkit.ingestion.pdf_spanning import (
 #: a gap wider than this share of the font size is a word space (TeX's narrowest is ~0.2 em; kerning
 #: and a change of font inside a word, "0" "." "65", stay well under 0.1 em)
 WORD_GAP = 0.15
-RAISED = str.maketrans("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾")
 _SCRIPT_DIGITS = re.compile(r"[\d+\-=()]+")
 
 
