@@ -74,3 +74,9 @@ def test_nearest_passage_and_why_not():
         == "the quote has “kept” where the page has “stored”"
     )
     assert nearest_passage("penguins migrate south", docs) is None
+    # a difference of punctuation alone is named (a typewriter's full stop read as a comma), not "only
+    # spacing or case"; a mark the page sets after the quote's last word is no difference
+    assert why_not("the policy of this order.", "the policy of this\norder,") == (
+        "the quote has “order.” where the page has “order,”"
+    )
+    assert why_not("the policy of this order", "The policy of this order,") == "only spacing or case differ"

@@ -69,8 +69,10 @@ def _best_window(words: list[str], quote: list[str]) -> tuple[int, int, int]:
 
 
 def why_not(quote: str, passage: str) -> str:
-    """The first differences between a quote and a passage, word by word, as compared (folded)."""
-    a, b = [w.strip(_EDGE) for w in fold(quote).split()], [w.strip(_EDGE) for w in fold(passage).split()]
+    """The first differences between a quote and a passage, word by word, as compared (folded); words
+    are aligned without their edge punctuation, and a word whose punctuation alone differs is named."""
+    raw_a, raw_b = fold(quote).split(), fold(passage).split()
+    a, b = [w.strip(_EDGE) for w in raw_a], [w.strip(_EDGE) for w in raw_b]
     out = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
         q, p = " ".join(a[i1:i2]), " ".join(b[j1:j2])
@@ -80,6 +82,12 @@ def why_not(quote: str, passage: str) -> str:
             out.append(f"“{q}” is not on the page")
         elif op == "insert" and 0 < i1 < len(a):
             out.append(f"the page has “{p}” in between")
+        elif op == "equal":
+            # marks the page sets round the quote's ends ("order," for a quote ending "order") do not count
+            for k, x, y in zip(range(i1, i2), raw_a[i1:i2], raw_b[j1:j2], strict=True):
+                round_ends = (k == len(a) - 1 and y.startswith(x)) or (k == 0 and y.endswith(x))
+                if x != y and not round_ends:
+                    out.append(f"the quote has “{x}” where the page has “{y}”")
     return "; ".join(out[:3]) + ("; …" if len(out) > 3 else "") if out else "only spacing or case differ"
 
 
