@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ragkit.ingestion.hyphenation import unbreak
-from ragkit.ingestion.wrapped_rows import LEADER, join_wrapped
+from ragkit.ingestion.wrapped_rows import drop_leaders, join_wrapped
 
 
 def table_to_markdown(rows: list[list[str | None]]) -> str:
@@ -95,7 +95,7 @@ def _cell(text: str) -> str:
     """A cell's text on one line, its dot leaders ("Parts cost ......") dropped: they draw the eye
     across the page and are no part of the value; so are the names of glyphs no character stands for.
     A word its lines break with a hyphen is joined where the joined word is the plausible one."""
-    return " ".join(LEADER.sub(" ", _UNMAPPED.sub(" ", unbreak(text))).split()).replace("|", "\\|")
+    return " ".join(drop_leaders(_UNMAPPED.sub(" ", unbreak(text))).split()).replace("|", "\\|")
 
 
 def _explode_stacked_rows(rows: list[list[str | None]]) -> list[list[str]]:
