@@ -139,7 +139,8 @@ def _tsv(exe: str, png: bytes, lang: str, psm: int = 3) -> str:
 
 
 def _read(exe: str, png: bytes, lang: str) -> OcrPage:
-    return parse_tsv(_tsv(exe, png, lang))
+    """One image's reading, the two columns of a caption box Tesseract read as one read apart."""
+    return parse_tsv(two_columns(_tsv(exe, png, lang)))
 
 
 def ocr_page(page: object, lang: str = "eng", dpi: float = DPI, limits: Limits | None = None) -> OcrPage:

@@ -107,3 +107,15 @@ def test_a_ruled_line_read_as_a_bar_parts_the_columns_and_is_left_out():
     assert "RELATED TO THE PROCUREMENT AND\nMANAGEMENT OF SERVICES\nBY PREPA" in text, text
     assert "SUBJECT: Order and\nimplementing measures." in text, text
     assert "|" not in text
+
+
+@needs_tesseract
+def test_a_caption_box_in_a_picture_is_read_column_by_column(monkeypatch):
+    """The same caption as a picture on a page (read region by region, as a turned page is read again):
+    its columns are read apart there too."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=612, height=360)
+    page.insert_image(page.rect, stream=_caption())
+    assert fold(NOTE) in fold(ocr.read_region(page, page.rect).text)
+    monkeypatch.setattr(ocr, "two_columns", lambda tsv: tsv)
+    assert fold(NOTE) not in fold(ocr.read_region(page, page.rect).text)
