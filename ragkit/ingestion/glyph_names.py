@@ -13,6 +13,10 @@ character each:
 Where the PDF gives no encoding, a Type 1 font's program names each code in its clear text ("dup 2
 /braceleftbig put"): TeX's extension font CMEX10 is read so.
 
+A Zapf Dingbats font's glyphs are named by number ("a19" is the check mark "✓", "a23" the ballot "✗" a
+paper's results table marks its ablations with); MuPDF reads such a name as the control character of its
+number, so a dingbats font's names are read by :data:`DINGBATS` instead.
+
 The Mathematical Pi table holds only names whose character is attested in more than one public
 decoding table, or by the formula it is set in; others stay unread rather than guessed.
 """
@@ -25,6 +29,14 @@ import re
 MATH_PI = {
     "H11001": "+", "H11002": "\u2212", "H11003": "\u00d7", "H11005": "=", "H11021": "<", "H11022": ">",
     "H11032": "\u2032", "H9251": "\u03b1", "H9252": "\u03b2", "H9254": "\u03b4", "H9266": "\u03c0",
+}  # fmt: skip
+#: Zapf Dingbats glyph names (Adobe's zapfdingbats list) and the characters they draw: the check marks
+#: and crosses, the black star, circle and square, circled digits and the plain arrows
+DINGBATS = {
+    "a19": "\u2713", "a20": "\u2714", "a21": "\u2715", "a22": "\u2716", "a23": "\u2717", "a24": "\u2718",
+    "a35": "\u2605", "a71": "\u25cf", "a73": "\u25a0", "a160": "\u2794", "a161": "\u2192", "a163": "\u2194",
+    **{f"a{120 + k}": chr(0x2460 + k) for k in range(10)},  # ① to ⑩
+    **{f"a{130 + k}": chr(0x2776 + k) for k in range(30)},  # ❶ to ❿, then the sans-serif ones ➀ to ➓
 }  # fmt: skip
 #: suffixes that name a variant or a size of the glyph the rest of the name names
 _VARIANT = re.compile(
@@ -70,4 +82,4 @@ def builtin_encoding(program: bytes) -> dict[int, str]:
     return {int(c): n.decode("latin-1") for c, n in _DUP.findall(head) if int(c) < 256}
 
 
-__all__ = ["MATH_PI", "builtin_encoding", "listed_text", "variant_text"]
+__all__ = ["DINGBATS", "MATH_PI", "builtin_encoding", "listed_text", "variant_text"]

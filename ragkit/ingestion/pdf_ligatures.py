@@ -20,7 +20,7 @@ import re
 import unicodedata
 from typing import Any
 
-from ragkit.ingestion.glyph_names import builtin_encoding, listed_text, variant_text
+from ragkit.ingestion.glyph_names import DINGBATS, builtin_encoding, listed_text, variant_text
 
 _TOKEN = re.compile(r"/([^\s/\[\]<>()]+)|(-?\d+)")
 _HEX = re.compile(r"<([0-9A-Fa-f]*)>")
@@ -110,6 +110,11 @@ def _drawn(doc: Any, xref: int) -> dict[int, str]:
     return next((codes for font, codes in _DRAWS.items() if letters.startswith(font)), {})
 
 
+def _dingbats(doc: Any, xref: int) -> bool:
+    """Whether the font ``xref`` is a Zapf Dingbats font (its glyphs named "a1" to "a191")."""
+    return "dingbats" in doc.xref_get_key(xref, "BaseFont")[1].lower()
+
+
 def _names(doc: Any, xref: int) -> dict[int, str]:
     """The glyph name of each code of the simple font ``xref``: its encoding's ``/Differences``, or where
     the PDF gives no encoding, a Type 1 font program's own (TeX's fonts name their glyphs there)."""
@@ -132,6 +137,8 @@ def mend_font(doc: Any, xref: int) -> int:
     names = _names(doc, xref)
     lig = {c: (n, letters) for c, n in names.items() if (letters := ligature_letters(n))}
     named = {c: text for c, n in names.items() if (text := variant_text(n))}
+    if _dingbats(doc, xref):
+        named.update((c, DINGBATS[n]) for c, n in names.items() if n in DINGBATS)
     drawn = _drawn(doc, xref)
     if not lig and not named and not drawn:
         return 0

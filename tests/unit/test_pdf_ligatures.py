@@ -113,3 +113,31 @@ def test_the_rupee_font_reads_its_grave_accent_as_the_rupee_sign(parser):
 def test_another_font_keeps_its_grave_accent():
     doc = parse_bytes("grave.pdf", _rupee_pdf("Helvetica"), max_mb=200)
     assert "2.45 crore" in doc.text and "\u20b9" not in doc.text
+
+
+def _dingbats_pdf(base_font: str) -> bytes:
+    """A results table's row whose marks are set in a font called ``base_font`` whose encoding names its
+    codes by Zapf Dingbats' numbered glyphs (as TeX's pifont sets a paper's check marks and crosses)."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=400, height=200)
+    page.insert_text((50, 50), "Negatives of each kind, with and without in-batch training:", fontsize=10)
+    page.insert_text((50, 80), "Gold 31", fontsize=10)
+    page.insert_text((120, 80), "3", fontsize=10, fontname="zadb")
+    page.insert_text((50, 100), "Random 7", fontsize=10)
+    page.insert_text((120, 100), "7", fontsize=10, fontname="zadb")
+    font = next(f[0] for f in page.get_fonts() if f[3] == "ZapfDingbats")
+    doc.xref_set_key(font, "Encoding", "<< /Type /Encoding /Differences [51 /a19 55 /a23] >>")
+    doc.xref_set_key(font, "BaseFont", f"/{base_font}")
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_dingbats_fonts_numbered_glyphs_read_as_the_marks_they_draw(parser):
+    """The DPR paper's ablation table (issue 39): its ✓ and ✗ read as control characters (MuPDF reads
+    "a19" as character 19), so the cells were empty; another font's "a19" is left as it is read."""
+    data = _dingbats_pdf("YCQRWY+Dingbats")
+    assert "\x13" in pymupdf.open(stream=data, filetype="pdf")[0].get_text()  # what readers got
+    doc = parse_bytes("marks.pdf", data, max_mb=200, settings=ParseSettings(pdf_parser=parser))
+    assert "Gold 31 \u2713" in " ".join(doc.text.split()) and "Random 7 \u2717" in " ".join(doc.text.split())
+    other = parse_bytes("other.pdf", _dingbats_pdf("Helvetica"), settings=ParseSettings(pdf_parser=parser))
+    assert "\u2713" not in other.text and "Gold 31" in other.text
