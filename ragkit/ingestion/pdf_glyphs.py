@@ -152,12 +152,32 @@ def no_room(before_x1: float, space: tuple[float, float], after_x0: float, size:
 
 def roomless_spaces(chars: list[dict[str, Any]]) -> set[int]:
     """The ``id`` of each space among ``chars`` (pdfplumber's, in the order the page writes them) that
-    takes no room (:func:`no_room`) between two letters or digits on its line."""
-    out = set()
+    takes no room (:func:`no_room`) between two letters or digits on its line, or that is set over a
+    glyph of its line (:func:`overlaid_spaces`)."""
+    out = overlaid_spaces(chars)
     for a, s, z in zip(chars, chars[1:], chars[2:], strict=False):
         if s["text"] != " " or not (a["text"].isalnum() and z["text"].isalnum()):
             continue
         if abs(a["top"] - z["top"]) <= _SLACK and no_room(a["x1"], (s["x0"], s["x1"]), z["x0"], s["size"]):
+            out.add(id(s))
+    return out
+
+
+def overlaid_spaces(chars: list[dict[str, Any]]) -> set[int]:
+    """The ``id`` of each space whose middle lies inside a glyph of its line: a spreadsheet's export pads
+    a cell's text with spaces that run on over the next cell's ("06/22/2015" and five spaces, over
+    "03/25/2016"), and read in order of place they cut its words apart ("0 3 / 2 5 / 2 0 16")."""
+    glyphs: dict[int, list[tuple[float, float]]] = {}
+    for c in chars:
+        if c["text"].strip() and c.get("upright", True):
+            glyphs.setdefault(round(c["top"]), []).append((c["x0"], c["x1"]))
+    out = set()
+    for s in chars:
+        if s["text"] != " " or not s.get("upright", True):
+            continue
+        mid = (s["x0"] + s["x1"]) / 2
+        line = (g for top in range(round(s["top"]) - 1, round(s["top"]) + 2) for g in glyphs.get(top, ()))
+        if any(x0 + _SLACK / 4 < mid < x1 - _SLACK / 4 for x0, x1 in line):
             out.add(id(s))
     return out
 

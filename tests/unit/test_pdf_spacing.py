@@ -194,3 +194,38 @@ def test_a_ruled_cells_space_that_takes_no_room_is_not_read(parser):
     text = "\n".join(p.text for p in doc.pages)
     assert "| Surplus/Deficit | Production |" in text
     assert "| Cuttack | 3.81 |" in text
+
+
+def _ruled_table_with_padded_cells() -> bytes:
+    """A ruled table as a spreadsheet exports it: each first cell's date is written with spaces of padding
+    that run on over the next cell's date ("06/22/2015" and ten spaces, over "03/25/2016")."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "x", fontname="helv", fontsize=10)  # the font, in the page's resources
+    xref = page.get_contents()[0]
+    pad = b" " * 10
+    rows = [(b"Notice", b"Effective", b"Company"), (b"06/22/2015" + pad, b"03/25/2016", b"Maxim Integrated"),
+            (b"06/30/2015" + pad, b"08/29/2015", b"McGraw-Hill"),
+            (b"07/01/2015" + pad, b"09/02/2015", b"Leidos")]  # fmt: skip
+    stream = b""
+    for k, row in enumerate(rows):
+        y = 700 - 24 * k
+        for x, text in zip((76, 134, 204), row, strict=True):
+            stream += b"BT /helv 10 Tf %d %d Td (%s) Tj ET\n" % (x, y, text)
+    for k in range(len(rows) + 1):
+        stream += b"72 %d m 400 %d l S\n" % (716 - 24 * k, 716 - 24 * k)
+    for x in (72, 130, 200, 400):
+        stream += b"%d 716 m %d %d l S\n" % (x, x, 716 - 24 * len(rows))
+    doc.update_stream(xref, stream)
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_cells_padding_over_the_next_cell_does_not_split_its_words(parser):
+    """The California WARN report (issue 39) read "0 3 / 2 5 / 2 0 16" for the effective date: the
+    notice date's padding spaces lie over it. Spaces between words stay."""
+    data = _ruled_table_with_padded_cells()
+    doc = parse_bytes("warn.pdf", data, settings=ParseSettings(pdf_parser=parser))
+    text = "\n".join(p.text for p in doc.pages)
+    assert "| 06/22/2015 | 03/25/2016 | Maxim Integrated |" in text, text
+    assert "| Notice | Effective | Company |" in text
