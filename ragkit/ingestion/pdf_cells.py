@@ -11,6 +11,7 @@ from typing import Any
 
 from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_spans import WORD_GAP
+from ragkit.ingestion.wrapped_rows import goes_on
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own; how
 #: far apart two lines' tops may be and still be one line
@@ -85,6 +86,8 @@ def unmerge(table: Any, page: Any, texts: list[list[str | None]]) -> dict[int, d
             else None
         )
         if parts is None:
+            for r, line in _level_lines(page, grid, i, j, span_r).items():
+                texts[r][j] = line  # a column's cells of one fill, merged: each value in its row again
             continue
         if (
             len(span_r) == 1
@@ -97,6 +100,31 @@ def unmerge(table: Any, page: Any, texts: list[list[str | None]]) -> dict[int, d
             if (span_r[a], span_c[b]) == (i, j) or grid[span_r[a]][span_c[b]] is None:
                 texts[span_r[a]][span_c[b]] = " ".join(t for _, t in lines)  # a wrapped cell on one line
     return several
+
+
+def _level_lines(page: Any, grid: list[list[Any]], i: int, j: int, span_r: list[int]) -> dict[int, str]:
+    """The lines of cell (i, j), one column tall and spanning the rows ``span_r`` whose cells under it
+    are none, by the row each stands level with (a heat map's run of equal values, "0.00" over "0.00", is
+    one fill and so one cell to pdfplumber); empty unless each line is level with a line of another cell
+    of a row of its own and none wraps onto the next (a label set in lines down a tall cell)."""
+    if len(span_r) < 2 or any(grid[r][j] is not None for r in span_r[1:]):
+        return {}
+    lines = cell_lines(page, grid[i][j])
+    if len(lines) < 2:
+        return {}
+    out: dict[int, str] = {}
+    for top, text in lines:
+        row = next((r for r in span_r if r not in out and _level(page, grid[r], j, top)), None)
+        if row is None:
+            return {}
+        out[row] = text
+    return {} if any(goes_on(a, b) for (_, a), (_, b) in pairwise(lines)) else out
+
+
+def _level(page: Any, cells: list[Any], j: int, top: float) -> bool:
+    """Whether a cell of the row ``cells`` other than column ``j`` has a line whose top is ``top``."""
+    others = (c for k, c in enumerate(cells) if k != j and c)
+    return any(abs(t - top) <= SLACK for c in others for t, _ in cell_lines(page, c))
 
 
 def part_rows(page: Any, row: Any, cells: list[str | None], parted: dict[int, Lines]) -> list | None:

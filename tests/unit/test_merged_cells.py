@@ -5,6 +5,8 @@ stand in; a note spread over the columns keeps its span."""
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pymupdf
 import pytest
 
@@ -154,3 +156,44 @@ def test_an_unruled_rows_figures_go_to_their_columns_beside_a_label_of_two_lines
     ).text.splitlines()
     for label, figures in DISTRICT:
         assert "| " + " | ".join((" ".join(label), *figures)) + " |" in lines, (label, lines)
+
+
+SCORES = (("#", "Topic", "Completion", "Knowledge"), ("30", "Move through doors", "0.00", "0.25"),
+          ("31", "Using keys with doors", "0.00", "0.54"), ("32", "Navigate to a room", "0.00", "0.20"),
+          ("33", "Search for an object", "0.60", "1.00"))  # fmt: skip
+LABEL = ("Scores of the unit", "tests, averaged")  # a label in lines down a tall cell: one cell
+
+
+def _heat_map() -> bytes:
+    """A results table whose "Completion" column draws rows 30 to 32 as one cell (a heat map's run of
+    equal values in one fill), each value level with its row; a last column holds a label of two lines
+    in one cell beside rows 30 and 31."""
+    doc = pymupdf.open()
+    page = doc.new_page(width=540, height=300)
+    cols, top = (60, 90, 230, 300, 370, 480), 60.0
+    for n, row in enumerate(SCORES):
+        for x, cell in zip(cols, row, strict=False):
+            page.insert_text((x + 4, top + n * HEIGHT + 13), cell, fontsize=9)
+    for n, line in enumerate(LABEL):
+        page.insert_text((cols[4] + 4, top + (n + 1) * HEIGHT + 13), line, fontsize=9)
+    end = top + len(SCORES) * HEIGHT
+    for n in range(len(SCORES) + 1):
+        y = top + n * HEIGHT
+        for a, b in pairwise(cols):
+            merged = (a == cols[2] and n in (2, 3)) or (a == cols[4] and n == 2)
+            if not merged:
+                page.draw_line((a, y), (b, y))
+    for x in cols:
+        page.draw_line((x, top), (x, end))
+    return doc.tobytes()
+
+
+@pytest.mark.parametrize("parser", ["layout", "plain"])
+def test_a_column_cell_over_rows_gives_each_row_its_level_value(parser):
+    """DiscoveryWorld's Table 5 (issue 39): three "0.00" of one fill read "0.00 0.00 0.00" in row 30 and
+    nothing in rows 31 and 32. Each value goes back to the row it stands level with; a label of two
+    lines that wraps stays one cell."""
+    text = parse_bytes("scores.pdf", _heat_map(), settings=ParseSettings(pdf_parser=parser)).text
+    assert "| 30 | Move through doors | 0.00 | 0.25 | Scores of the unit tests, averaged |" in text, text
+    assert "| 31 | Using keys with doors | 0.00 | 0.54 |" in text
+    assert "| 32 | Navigate to a room | 0.00 | 0.20 |" in text
