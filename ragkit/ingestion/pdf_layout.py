@@ -238,6 +238,7 @@ def _outside(
     line (a chart's axis title) is no line of the page's text."""
     above, below, within, seen = [], [], [], set()
     for box in boxes:
+        kept: list[_Line] = []  # each line's top, bottom, left, right and text
         for block in page.get_text("dict", clip=box, sort=True)["blocks"]:
             for line in block.get("lines", []):
                 x0, y0, x1, y1 = line["bbox"]
@@ -247,9 +248,25 @@ def _outside(
                 if any(inside(r, x, y) for r in others):
                     continue
                 seen.add((x, y))
-                text = " ".join("".join(s["text"] for s in line["spans"]).split())
-                (within if inside(region, x, y) else above if y1 <= region[1] + 2 else below).append(text)
+                kept.append((y0, y1, x0, x1, " ".join("".join(s["text"] for s in line["spans"]).split())))
+        for y0, y1, x0, x1, text in _level(kept):
+            x, y = (x0 + x1) / 2, (y0 + y1) / 2
+            (within if inside(region, x, y) else above if y1 <= region[1] + 2 else below).append(text)
     return above, below, within
+
+
+_Line = tuple[float, float, float, float, str]
+
+
+def _level(lines: list[_Line]) -> list[_Line]:
+    """A box's lines, those that stand level joined left to right (a row under a table: its label, then
+    each figure a line of its own to the engine), top to bottom."""
+    rows: list[list[_Line]] = []
+    for line in sorted(lines):
+        row = next((r for r in rows if r[0][0] <= (line[0] + line[1]) / 2 <= r[0][1]), None)
+        rows.append([line]) if row is None else row.append(line)
+    return [(r[0][0], r[0][1], min(z[2] for z in r), max(z[3] for z in r),
+             " ".join(z[4] for z in sorted(r, key=lambda z: z[2]))) for r in rows]  # fmt: skip
 
 
 def _running(text: str) -> str:

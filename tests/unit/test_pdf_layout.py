@@ -328,3 +328,14 @@ def test_a_drawings_labels_beside_and_inside_its_grid_read_as_a_table_are_kept()
     table = Block(64, 78, 232, 146, "| 0 | 1 | 2 |\n|---|---|---|")
     (edit,), _ = ruled_tables(pg, [table], page)
     assert edit[2] == table.text + "\n\nMember Node\n\nBase Station\n\n"
+
+
+def test_lines_level_in_a_covered_box_are_read_as_one_line():
+    """DiscoveryWorld's Table 5 (issue 39): the row under the ruled table, which the engine's table box
+    covered, is its label and six figures each a line of its own; read one by one, the figures were
+    dropped as a chart's tick labels and "Average (Unit Tests)" stood alone. Level lines are one line."""
+    from ragkit.ingestion.pdf_layout import _level
+
+    row = [(636.2, 642.5, 292.3, 304.5, "0.76"), (636.2, 642.4, 154.9, 215.0, "Average (Unit Tests)"),
+           (636.2, 642.5, 316.4, 328.6, "0.60"), (650.0, 656.0, 154.9, 180.0, "Notes")]  # fmt: skip
+    assert [t for *_, t in _level(row)] == ["Average (Unit Tests) 0.76 0.60", "Notes"]
