@@ -14,7 +14,7 @@ same kinds, quoted the same way, all of it open for tuning; its documents in ``/
 ``/work/corpus/practice2/docs``); ``--set practice3`` and ``--set practice4`` a third and a fourth,
 written in round 8 (``bench/practice3``, ``bench/practice4``); ``--set practice5`` a fifth, round 9;
 ``--set practice6`` a sixth, round 16; ``--set practice7`` a seventh, round 18; ``--set practice8`` an eighth,
-round 20.
+round 20; ``--set practice9`` a ninth, round 22.
 
 ``--split test`` reads the sealed quotes: run it to report, never to tune (bench/heldout/SEALED.json).
 Per-quote rows go to ``bench/results/raw/fidelity_<split>.jsonl``; the figures to
@@ -165,7 +165,7 @@ def main() -> None:
     ap.add_argument("--docs", required=True, help="the held-out corpus folder (bench/heldout/get_corpus.py)")
     ap.add_argument("--split", choices=("dev", "test"), default="dev")
     ap.add_argument("--set", default="heldout",
-                    choices=("heldout", *(f"practice{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8))),
+                    choices=("heldout", *(f"practice{n}" for n in ("", 2, 3, 4, 5, 6, 7, 8, 9))),
                     help="practice…: bench/<set>'s open quotes (--split is ignored)")  # fmt: skip
     ap.add_argument("--name", default=None, help="results name (default fidelity_<split>)")
     args = ap.parse_args()
