@@ -123,6 +123,8 @@ def title_block(tree: Any) -> list[str]:
     if h1 is None:
         return out
     title = " ".join(" ".join(h1.itertext()).split())
+    if dateline := _dateline(h1):
+        out.append(dateline)
     if title:
         out.append(f"# {title}")
     dek = _dek(h1)
@@ -130,12 +132,38 @@ def title_block(tree: Any) -> list[str]:
         out.append(dek)
     for el in h1.xpath("following::*[@class or @id][position() <= 40]"):
         tag = f"{el.get('class', '')} {el.get('id', '')}".lower()
-        text = " ".join(" ".join(el.itertext()).split())
+        text = _shown(el)
         dated = el.tag in ("p", "div", "span") and el.xpath("./time")  # "Published <time>…</time>"
         if (_BYLINE.search(tag) or dated) and text and len(text.split()) <= BYLINE_WORDS:
             out.append(text)
             break
     return out
+
+
+def _shown(el: Any) -> str:
+    """An inline block's text as the page shows it: its pieces as they meet ("Passel" and a link "24
+    comments" set against it read "Passel24 comments"), a line break as a space."""
+    pieces = el.xpath(".//text() | .//br")
+    return " ".join("".join(p if isinstance(p, str) else " " for p in pieces).split())
+
+
+#: a date as a page prints it: "November 20, 2014", "20 Nov 2014", "2014-11-20"
+_DATE = re.compile(
+    r"\b(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2},? \d{4}"
+    r"|\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{4}|\d{4}-\d{2}-\d{2})\b"
+)
+
+
+def _dateline(h1: Any) -> str:
+    """The date the page sets just above its headline ("November 20, 2014" over Pew's title), as shown:
+    the extractor drops it as boilerplate; "" when the block before the headline is no short date."""
+    el = h1.getprevious()
+    while el is not None and not isinstance(el.tag, str):
+        el = el.getprevious()
+    if el is None or el.tag not in ("p", "div", "span", "time"):
+        return ""
+    text = _shown(el)
+    return text if len(text.split()) <= 6 and _DATE.search(text) else ""
 
 
 def _dek(h1: Any) -> str:

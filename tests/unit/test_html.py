@@ -203,3 +203,27 @@ def test_sections_of_one_class_between_the_pages_own_headings_stay_in_order():
     at = [text.index(s) for s in ("## Introduction", "about introduction", "## Glossary", "about glossary",
                                   "## Features", "about features")]  # fmt: skip
     assert at == sorted(at), text
+
+
+def test_a_dateline_over_the_headline_is_kept_and_the_byline_read_once():
+    """Pew's post (issue 39): the date set above the headline was dropped as boilerplate; the byline,
+    whose "24 comments" link meets "Passel" with no space, was read once with a space and put before the
+    headline as missing, and once as the page shows it. A date the page does not set there is not kept."""
+    from ragkit.ingestion.html import html_to_document
+
+    story = b"".join(
+        b"<p>Paragraph %d: unauthorized immigrants from Mexico account for two-thirds of those who will be "
+        b"eligible for deportation relief under the executive action, the analysis finds.</p>" % i
+        for i in range(8)
+    )
+    head = b"<html><head><title>Those from Mexico will benefit most</title></head><body><div class='post'>"
+    byline = (
+        b"<h1>Those from Mexico will benefit most</h1><p class='byline'>By <a href='/a'>Jens Krogstad</a>"
+        b" and <a href='/b'>Jeffrey S. Passel</a><a href='#c' class='comment-count'>24 comments</a></p>"
+    )
+    text = html_to_document("pew.html", head + b"<div class='meta date'>November 20, 2014</div>" + byline
+                           + story + b"</div></body></html>").text  # fmt: skip
+    assert text.startswith("November 20, 2014\n\n# Those from Mexico will benefit most\n\n"), text
+    assert text.count("Jeffrey S. Passel") == 1 and "Passel24 comments" in text
+    text = html_to_document("pew.html", head + b"<div class='meta'>Fact Tank</div>" + byline + story).text
+    assert "Fact Tank" not in text.split("# Those")[0]
