@@ -110,21 +110,18 @@ def _level_lines(page: Any, grid: list[list[Any]], i: int, j: int, span_r: list[
     if len(span_r) < 2 or any(grid[r][j] is not None for r in span_r[1:]):
         return {}
     lines = cell_lines(page, grid[i][j])
-    if len(lines) < 2:
+    if len(lines) < 2 or any(goes_on(a, b) for (_, a), (_, b) in pairwise(lines)):
         return {}
+    tops = {
+        r: [t for k, c in enumerate(grid[r]) if k != j and c for t, _ in cell_lines(page, c)] for r in span_r
+    }
     out: dict[int, str] = {}
     for top, text in lines:
-        row = next((r for r in span_r if r not in out and _level(page, grid[r], j, top)), None)
+        row = next((r for r in span_r if r not in out and any(abs(t - top) <= SLACK for t in tops[r])), None)
         if row is None:
             return {}
         out[row] = text
-    return {} if any(goes_on(a, b) for (_, a), (_, b) in pairwise(lines)) else out
-
-
-def _level(page: Any, cells: list[Any], j: int, top: float) -> bool:
-    """Whether a cell of the row ``cells`` other than column ``j`` has a line whose top is ``top``."""
-    others = (c for k, c in enumerate(cells) if k != j and c)
-    return any(abs(t - top) <= SLACK for c in others for t, _ in cell_lines(page, c))
+    return out
 
 
 def part_rows(page: Any, row: Any, cells: list[str | None], parted: dict[int, Lines]) -> list | None:
