@@ -5,13 +5,13 @@ rules; a block of rows ruled only at its edges; a table body boxed as one cell).
 
 from __future__ import annotations
 
+import re
 from functools import partial
 from itertools import pairwise
 from typing import Any
 
 from ragkit.ingestion.ocr_boxes import inside
 from ragkit.ingestion.pdf_spans import WORD_GAP
-from ragkit.ingestion.wrapped_rows import goes_on
 
 #: how far (pt) a rule may stop short of, or run past, a table's edge and still be one of its own; how
 #: far apart two lines' tops may be and still be one line
@@ -22,6 +22,9 @@ _ROW_START = "0123456789$€£¥+-–"
 _CROSS_GAP = 0.6
 #: text that starts within this share of its column's width from the column's left is set from the left
 _LEFT = 0.25
+
+#: a value of a table's body: a figure ("0.00", "12.5%", "-3", "1,204"), no words
+_FIGURE = re.compile(r"[^A-Za-z]*\d[^A-Za-z]*")
 
 Box = tuple[float, float, float, float]
 Lines = list[tuple[float, str]]
@@ -105,12 +108,13 @@ def unmerge(table: Any, page: Any, texts: list[list[str | None]]) -> dict[int, d
 def _level_lines(page: Any, grid: list[list[Any]], i: int, j: int, span_r: list[int]) -> dict[int, str]:
     """The lines of cell (i, j), one column tall and spanning the rows ``span_r`` whose cells under it
     are none, by the row each stands level with (a heat map's run of equal values, "0.00" over "0.00", is
-    one fill and so one cell to pdfplumber); empty unless each line is level with a line of another cell
-    of a row of its own and none wraps onto the next (a label set in lines down a tall cell)."""
+    one fill and so one cell to pdfplumber); empty unless each line is a figure level with a line of
+    another cell of a row of its own (a head set in lines down a tall cell, "Principal and Interest" over
+    "Reference Rate", is one cell)."""
     if len(span_r) < 2 or any(grid[r][j] is not None for r in span_r[1:]):
         return {}
     lines = cell_lines(page, grid[i][j])
-    if len(lines) < 2 or any(goes_on(a, b) for (_, a), (_, b) in pairwise(lines)):
+    if len(lines) < 2 or not all(_FIGURE.fullmatch(text.strip()) for _, text in lines):
         return {}
     tops = {
         r: [t for k, c in enumerate(grid[r]) if k != j and c for t, _ in cell_lines(page, c)] for r in span_r

@@ -161,13 +161,13 @@ def test_an_unruled_rows_figures_go_to_their_columns_beside_a_label_of_two_lines
 SCORES = (("#", "Topic", "Completion", "Knowledge"), ("30", "Move through doors", "0.00", "0.25"),
           ("31", "Using keys with doors", "0.00", "0.54"), ("32", "Navigate to a room", "0.00", "0.20"),
           ("33", "Search for an object", "0.60", "1.00"))  # fmt: skip
-LABEL = ("Scores of the unit", "tests, averaged")  # a label in lines down a tall cell: one cell
+LABEL = ("Principal and Interest", "Reference Rate")  # a head in lines down a tall cell: one cell
 
 
 def _heat_map() -> bytes:
     """A results table whose "Completion" column draws rows 30 to 32 as one cell (a heat map's run of
-    equal values in one fill), each value level with its row; a last column holds a label of two lines
-    in one cell beside rows 30 and 31."""
+    equal values in one fill), each value level with its row; a last column holds a head of two lines in
+    one cell beside rows 30 and 31."""
     doc = pymupdf.open()
     page = doc.new_page(width=540, height=300)
     cols, top = (60, 90, 230, 300, 370, 480), 60.0
@@ -192,8 +192,9 @@ def _heat_map() -> bytes:
 def test_a_column_cell_over_rows_gives_each_row_its_level_value(parser):
     """DiscoveryWorld's Table 5 (issue 39): three "0.00" of one fill read "0.00 0.00 0.00" in row 30 and
     nothing in rows 31 and 32. Each value goes back to the row it stands level with; a label of two
-    lines that wraps stays one cell."""
+    lines stays one cell, its second line level with the next row too (a bank's rate table lost its head
+    "Principal and Interest Reference Rate" to a first version that took any lines)."""
     text = parse_bytes("scores.pdf", _heat_map(), settings=ParseSettings(pdf_parser=parser)).text
-    assert "| 30 | Move through doors | 0.00 | 0.25 | Scores of the unit tests, averaged |" in text, text
+    assert "| 30 | Move through doors | 0.00 | 0.25 | Principal and Interest Reference Rate |" in text, text
     assert "| 31 | Using keys with doors | 0.00 | 0.54 |" in text
     assert "| 32 | Navigate to a room | 0.00 | 0.20 |" in text
