@@ -25,6 +25,7 @@ _LEFT = 0.25
 
 #: a value of a table's body: a figure ("0.00", "12.5%", "-3", "1,204"), no words
 _FIGURE = re.compile(r"[^A-Za-z]*\d[^A-Za-z]*")
+_WORD = re.compile(r"[A-Za-z]")
 
 Box = tuple[float, float, float, float]
 Lines = list[tuple[float, str]]
@@ -89,7 +90,7 @@ def unmerge(table: Any, page: Any, texts: list[list[str | None]]) -> dict[int, d
             else None
         )
         if parts is None:
-            for r, line in _level_lines(page, grid, i, j, span_r).items():
+            for r, line in _level_lines(page, grid, i, j, span_r, texts[i][j]).items():
                 texts[r][j] = line  # a column's cells of one fill, merged: each value in its row again
             continue
         if (
@@ -105,13 +106,16 @@ def unmerge(table: Any, page: Any, texts: list[list[str | None]]) -> dict[int, d
     return several
 
 
-def _level_lines(page: Any, grid: list[list[Any]], i: int, j: int, span_r: list[int]) -> dict[int, str]:
+def _level_lines(
+    page: Any, grid: list[list[Any]], i: int, j: int, span_r: list[int], read: str
+) -> dict[int, str]:
     """The lines of cell (i, j), one column tall and spanning the rows ``span_r`` whose cells under it
     are none, by the row each stands level with (a heat map's run of equal values, "0.00" over "0.00", is
     one fill and so one cell to pdfplumber); empty unless each line is a figure level with a line of
     another cell of a row of its own (a head set in lines down a tall cell, "Principal and Interest" over
-    "Reference Rate", is one cell)."""
-    if len(span_r) < 2 or any(grid[r][j] is not None for r in span_r[1:]):
+    "Reference Rate", is one cell). ``read``: the cell's text as pdfplumber read it, whose words rule it out
+    before its lines are read again."""
+    if len(span_r) < 2 or _WORD.search(read) or any(grid[r][j] is not None for r in span_r[1:]):
         return {}
     lines = cell_lines(page, grid[i][j])
     if len(lines) < 2 or not all(_FIGURE.fullmatch(text.strip()) for _, text in lines):
