@@ -147,6 +147,12 @@ def _shown(el: Any) -> str:
     return " ".join("".join(p if isinstance(p, str) else " " for p in pieces).split())
 
 
+def _sibling(el: Any, preceding: bool) -> Any:
+    """The element just before (or after) ``el`` among its siblings, comments and processing instructions
+    passed over; None when there is none."""
+    return next((x for x in el.itersiblings(preceding=preceding) if isinstance(x.tag, str)), None)
+
+
 #: a date as a page prints it: "November 20, 2014", "20 Nov 2014", "2014-11-20"
 _DATE = re.compile(
     r"\b(?:(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.? \d{1,2},? \d{4}"
@@ -157,9 +163,7 @@ _DATE = re.compile(
 def _dateline(h1: Any) -> str:
     """The date the page sets just above its headline ("November 20, 2014" over Pew's title), as shown:
     the extractor drops it as boilerplate; "" when the block before the headline is no short date."""
-    el = h1.getprevious()
-    while el is not None and not isinstance(el.tag, str):
-        el = el.getprevious()
+    el = _sibling(h1, preceding=True)
     if el is None or el.tag not in ("p", "div", "span", "time"):
         return ""
     text = _shown(el)
@@ -171,9 +175,7 @@ def _dek(h1: Any) -> str:
     description or standfirst (``itemprop="description"``, a "dek" class) or it is a subheading in the
     headline's own ``<header>`` ("Turning your rented space into a smart home can be tricky; we have some
     advice." under Ars Technica's headline); "" when there is none."""
-    el = h1.getnext()
-    while el is not None and not isinstance(el.tag, str):
-        el = el.getnext()
+    el = _sibling(h1, preceding=False)
     if el is None or el.tag not in ("h2", "h3", "p", "div"):
         return ""
     text = " ".join(" ".join(el.itertext()).split())
