@@ -20,6 +20,8 @@ from ragkit.ingestion.wrapped_rows import goes_on
 GAP = 2.0
 
 Word = dict[str, str]
+#: a stretch read as two columns: its first and last line, and each column's lines (left, then right)
+Region = tuple[int, int, list[list[list[Word]]]]
 
 
 def _box(w: Word) -> tuple[int, int, int, int]:
@@ -58,9 +60,10 @@ def _flows(parts: list[str]) -> bool:
     return any(goes_on(a, b) for a, b in pairwise(parts))
 
 
-def _regions(lines: list[list[Word]], gap: float) -> list[tuple[int, int, float]]:
-    """The stretches of ``lines`` (top to bottom) read as two columns: (first, last, cut x)."""
-    out: list[tuple[int, int, float]] = []
+def _regions(lines: list[list[Word]], gap: float) -> list[Region]:
+    """The stretches of ``lines`` (top to bottom) read as two columns: (first, last, the left column's
+    lines, the right one's)."""
+    out: list[Region] = []
     k = 0
     while k < len(lines):
         cut = _cut(lines[k], gap)
@@ -93,7 +96,7 @@ def _regions(lines: list[list[Word]], gap: float) -> list[tuple[int, int, float]
         sides = [_side(lines[first : last + 1], x, left) for left in (True, False)]
         flows = all(_flows([" ".join(w["text"] for w in ln) for ln in s]) for s in sides)
         if not table and flows and all(map(_one_column, sides)):
-            out.append((first, last, x))
+            out.append((first, last, sides))
         k = last + 1
     return out
 
@@ -137,9 +140,7 @@ def two_columns(tsv: str) -> str:
     return _renumbered(list(words[0]), words, lines, regions)
 
 
-def _renumbered(
-    fields: list[str], words: list[Word], lines: list[list[Word]], regions: list[tuple[int, int, float]]
-) -> str:
+def _renumbered(fields: list[str], words: list[Word], lines: list[list[Word]], regions: list[Region]) -> str:
     """The TSV's words, each region's read as its columns (a paragraph each), numbered so that
     Tesseract's order (block, paragraph, line) is the reading order: every paragraph its own block, in
     the order of its first word, a region's in its place."""
@@ -153,9 +154,7 @@ def _renumbered(
         n = in_region.get(id(w))
         if n is not None:
             if n not in placed:
-                a, b, x = regions[n]
-                for left in (True, False):  # one paragraph a column: no later step reads across them
-                    order.append(_side(lines[a : b + 1], x, left))
+                order += regions[n][2]  # one paragraph a column: no later step reads across them
                 placed.add(n)
             continue
         key = (w["block_num"], w["par_num"])
